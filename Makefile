@@ -1,0 +1,30 @@
+# Driver for the kprobes patch series: prepares the kernel tree, builds it,
+# boots it in QEMU and runs the tests.  See README.md.
+
+ARCH ?= x86_64
+export ARCH
+
+.PHONY: all deps tree build demo check checkpatch clean-tree
+
+all: check
+
+deps:
+	@harness/deps.sh
+
+tree: deps
+	@harness/prepare-tree.sh
+
+build: deps
+	@harness/build.sh
+
+demo: deps
+	@harness/demo.sh
+
+check: deps
+	@harness/check.sh
+
+checkpatch: deps
+	@harness/checkpatch.sh
+
+clean-tree:
+	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_X86_KPROBES_H
+#define _ASM_X86_KPROBES_H
+/*
+ * x86 part of the kprobes interface: the breakpoint opcode, how a probed
+ * instruction is replayed (copied to a slot or emulated), and the per-CPU
+ * state an out-of-line step has to restore.
+ */
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/types.h>
+#include <asm/insn.h>
+
+#define __ARCH_WANT_KPROBES_INSN_SLOT
+
+typedef u8 kprobe_opcode_t;
+
+#define BREAKPOINT_INSTRUCTION	0xcc
+
+/* A slot holds the copied instruction and the int3 that ends the step. */
+#define KPROBE_INSN_SLOT_SIZE	32
+
+/**
+ * enum x86_kprobe_replay - how the probed instruction is replayed on a hit
+ * @X86_REPLAY_STEP: run the copy in the slot, then trap on the int3 behind it
+ * @X86_REPLAY_STEP_PUSHF: as STEP, then give the pushed flags the real IF
+ * @X86_REPLAY_SKIP: a nop: only advance the instruction pointer
+ * @X86_REPLAY_JMP: emulate a relative jmp
+ * @X86_REPLAY_CALL: emulate a relative call
+ * @X86_REPLAY_JCC: emulate a conditional relative jump
+ * @X86_REPLAY_LOOP: emulate loop, loope, loopne and jrcxz
+ * @X86_REPLAY_RET: emulate a near return (with its immediate, if any)
+ * @X86_REPLAY_JMP_REG: emulate jmp through a register
+ * @X86_REPLAY_CALL_REG: emulate call through a register
+ * @X86_REPLAY_CLI: emulate cli
+ * @X86_REPLAY_STI: emulate sti
+ * @X86_REPLAY_POPF: emulate popf
+ */
+enum x86_kprobe_replay {
+	X86_REPLAY_STEP,
+	X86_REPLAY_STEP_PUSHF,
+	X86_REPLAY_SKIP,
+	X86_REPLAY_JMP,
+	X86_REPLAY_CALL,
+	X86_REPLAY_JCC,
+	X86_REPLAY_LOOP,
+	X86_REPLAY_RET,
+	X86_REPLAY_JMP_REG,
+	X86_REPLAY_CALL_REG,
+	X86_REPLAY_CLI,
+	X86_REPLAY_STI,
+	X86_REPLAY_POPF,
+};
+
+/**
+ * struct arch_specific_insn - a decoded probed instruction
+ * @insn: the out-of-line slot (copy + int3); NULL for emulated instructions
+ * @replay: how a hit replays the instruction, see &enum x86_kprobe_replay
+ * @len: length of the original instruction
+ * @cc: condition code of a jcc, or which of the loop family
+ * @reg: pt_regs offset of the register of an indirect jmp/call
+ * @imm: stack bytes a "ret imm16" releases
+ * @disp: displacement of a relative jmp/call/jcc/loop
+ *
+ * All fields are written once, when the probe point is prepared.
+ */
+struct arch_specific_insn {
+	kprobe_opcode_t *insn;
+	u8 replay;
+	u8 len;
+	u8 cc;
+	u8 reg;
+	u16 imm;
+	s32 disp;
+};
+
+/**
+ * struct arch_kprobe_step - what a CPU restores when an out-of-line step ends
+ * @saved_if: the IF bit of the probed context, cleared during the step
+ */
+struct arch_kprobe_step {
+	unsigned long saved_if;
+};
+
+struct pt_regs;
+int kprobe_int3_handler(struct pt_regs *regs);
+
+#endif /* CONFIG_KPROBES */
+#endif /* _ASM_X86_KPROBES_H */

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes backend: int3 breakpoints, out-of-line replay and emulation.
+ *
+ * A hit, step by step:
+ *
+ *   1. The CPU executes the int3 written over the first byte of the probed
+ *      instruction; exc_int3() calls kprobe_int3_handler().
+ *   2. The handler looks the probe point up by address and runs the
+ *      pre_handlers.  A pre_handler that returns non-zero has moved
+ *      regs->ip itself: the hit ends there.
+ *   3. The probed instruction is replayed, in one of two ways:
+ *      a) Emulated on pt_regs: relative and register-indirect jumps and
+ *         calls, jcc, loop, ret, cli, sti, popf and nops.  Nothing here
+ *         may run from a copy, because it reads or writes the instruction
+ *         pointer or IF.  The post_handlers run at once and the hit ends.
+ *      b) Executed out of line: the instruction was copied into a slot,
+ *         with a RIP-relative displacement re-targeted, and an int3 put
+ *         behind it.  The handler returns into the slot with IF cleared,
+ *         so that nothing but an NMI can run on this CPU until step 4.
+ *   4. The int3 behind the copy traps.  The handler moves regs->ip to the
+ *      instruction after the original, gives back IF (and fixes the flags
+ *      a pushf stored), and runs the post_handlers.
+ *
+ * A probe hit while this CPU is inside steps 2-4 (from a handler, or from an
+ * NMI) runs no handler: it counts as missed and only replays its
+ * instruction, with the outer hit parked in the control block.
+ *
+ * Text is changed only with text_poke() under text_mutex, followed by
+ * text_poke_sync(): writing one int3 byte over an instruction, or putting
+ * the original byte back, is the first and last step of the text_poke_bp()
+ * protocol, safe against other CPUs executing the same bytes.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/memory.h>
+#include <linux/moduleloader.h>
+#include <linux/uaccess.h>
+#include <asm/alternative.h>
+#include <asm/ibt.h>
+#include <asm/insn.h>
+#include <asm/sections.h>
+#include <asm/text-patching.h>
+#include <asm/unaligned.h>
+
+/* pt_regs offsets of the registers, in the order ModRM and REX number them */
+static const u8 x86_reg_offsets[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
+	offsetof(struct pt_regs, dx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, sp), offsetof(struct pt_regs, bp),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/* The flags popf may change in ring 0 */
+#define X86_POPF_MASK	(X86_EFLAGS_CF | X86_EFLAGS_PF | X86_EFLAGS_AF | \
+			 X86_EFLAGS_ZF | X86_EFLAGS_SF | X86_EFLAGS_TF | \
+			 X86_EFLAGS_IF | X86_EFLAGS_DF | X86_EFLAGS_OF | \
+			 X86_EFLAGS_NT | X86_EFLAGS_AC | X86_EFLAGS_ID)
+
+/* ---------------------------------------------------------------------- */
+/* Decoding, at registration                                               */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Read the instruction bytes at @addr as they were before any kprobe:
+ * a probe point's int3 is replaced by the byte it covers.
+ */
+static int x86_read_original_insn(u8 *buf, unsigned long addr)
+{
+	struct kprobe_point *kpp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
+		return -EFAULT;
+	kpp = kprobe_point_lookup((kprobe_opcode_t *)addr);
+	if (kpp && kpp->armed)
+		buf[0] = kpp->opcode;
+	return 0;
+}
+
+/* Decode from the start of the function: is @addr an instruction boundary? */
+static int x86_check_insn_boundary(unsigned long addr)
+{
+	unsigned long size, offset, cur;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return -EILSEQ;
+	for (cur = addr - offset; cur < addr; cur += insn.length) {
+		if (x86_read_original_insn(buf, cur) ||
+		    insn_decode_kernel(&insn, buf) < 0)
+			return -EILSEQ;
+	}
+	return cur == addr ? 0 : -EILSEQ;
+}
+
+static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op2 = insn->opcode.bytes[1];
+	u8 modrm = insn->modrm.bytes[0];
+
+	switch (op2) {
+	case 0x80 ... 0x8f:			/* jcc rel32 */
+		ai->replay = X86_REPLAY_JCC;
+		ai->cc = op2 & 0xf;
+		ai->disp = insn->immediate.value;
+		return 0;
+	case 0x1e:				/* endbr64 and other hint nops */
+	case 0x1f:				/* nopl */
+		ai->replay = X86_REPLAY_SKIP;
+		return 0;
+	case 0x01:
+		/* swapgs, mwait and mwaitx could not survive IF=0 or a copy */
+		if (modrm == 0xf8 || modrm == 0xc9 || modrm == 0xfb)
+			return -EINVAL;
+		break;
+	case 0x05:				/* syscall */
+	case 0x07:				/* sysret */
+	case 0x0b:				/* ud2: BUG() and WARN() */
+	case 0x34:				/* sysenter */
+	case 0x35:				/* sysexit */
+	case 0xb9:				/* ud1 */
+	case 0xff:				/* ud0 */
+		return -EINVAL;
+	}
+	ai->replay = X86_REPLAY_STEP;
+	return 0;
+}
+
+static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 modrm = insn->modrm.bytes[0];
+	u8 reg = X86_MODRM_RM(modrm);
+
+	switch (X86_MODRM_REG(modrm)) {
+	case 2:					/* call *r/m */
+	case 4:					/* jmp *r/m */
+		/* Only the register forms are emulated. */
+		if (X86_MODRM_MOD(modrm) != 3)
+			return -EINVAL;
+		if (insn->rex_prefix.nbytes &&
+		    X86_REX_B(insn->rex_prefix.bytes[0]))
+			reg += 8;
+		ai->reg = x86_reg_offsets[reg];
+		ai->replay = X86_MODRM_REG(modrm) == 2 ? X86_REPLAY_CALL_REG :
+							 X86_REPLAY_JMP_REG;
+		return 0;
+	case 3:					/* far call */
+	case 5:					/* far jmp */
+		return -EINVAL;
+	}
+	ai->replay = X86_REPLAY_STEP;
+	return 0;
+}
+
+/* Decide how a hit replays the instruction; -EINVAL if it cannot. */
+static int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	ai->len = insn->length;
+	if (op == 0x0f)
+		return x86_classify_0f(insn, ai);
+
+	switch (op) {
+	case 0x70 ... 0x7f:			/* jcc rel8 */
+		ai->replay = X86_REPLAY_JCC;
+		ai->cc = op & 0xf;
+		ai->disp = insn->immediate.value;
+		return 0;
+	case 0xe0 ... 0xe3:			/* loopne, loope, loop, jrcxz */
+		if (insn->addr_bytes != 8)
+			return -EINVAL;
+		ai->replay = X86_REPLAY_LOOP;
+		ai->cc = op - 0xe0;
+		ai->disp = insn->immediate.value;
+		return 0;
+	case 0xe8:				/* call rel32 */
+		ai->replay = X86_REPLAY_CALL;
+		ai->disp = insn->immediate.value;
+		return 0;
+	case 0xe9:				/* jmp rel32 */
+	case 0xeb:				/* jmp rel8 */
+		ai->replay = X86_REPLAY_JMP;
+		ai->disp = insn->immediate.value;
+		return 0;
+	case 0xc2:				/* ret imm16 */
+		ai->imm = insn->immediate.value;
+		fallthrough;
+	case 0xc3:				/* ret */
+		ai->replay = X86_REPLAY_RET;
+		return 0;
+	case 0x90:				/* nop, pause; not xchg %r8,%rax */
+		ai->replay = insn->rex_prefix.nbytes ? X86_REPLAY_STEP :
+						       X86_REPLAY_SKIP;
+		return 0;
+	case 0x9c:				/* pushf */
+		ai->replay = X86_REPLAY_STEP_PUSHF;
+		return 0;
+	case 0x9d:				/* popf */
+		ai->replay = X86_REPLAY_POPF;
+		return 0;
+	case 0xfa:				/* cli */
+		ai->replay = X86_REPLAY_CLI;
+		return 0;
+	case 0xfb:				/* sti */
+		ai->replay = X86_REPLAY_STI;
+		return 0;
+	case 0xff:
+		return x86_classify_ff(insn, ai);
+	case 0x8e:				/* mov to a segment register */
+	case 0x9a:				/* far call */
+	case 0xca:				/* far ret imm16 */
+	case 0xcb:				/* far ret */
+	case 0xcc:				/* int3: someone else's breakpoint */
+	case 0xcd:				/* int n */
+	case 0xce:				/* into */
+	case 0xcf:				/* iret */
+	case 0xea:				/* far jmp */
+	case 0xf1:				/* int1 */
+	case 0xf4:				/* hlt: would never wake with IF=0 */
+		return -EINVAL;
+	}
+	ai->replay = X86_REPLAY_STEP;
+	return 0;
+}
+
+/* Copy the instruction into a slot, with an int3 behind it. */
+static int x86_prepare_slot(struct kprobe_point *kpp, const u8 *buf,
+			    struct insn *insn)
+{
+	u8 copy[MAX_INSN_SIZE + INT3_INSN_SIZE];
+	kprobe_opcode_t *slot;
+	s64 disp;
+
+	slot = get_insn_slot();
+	if (!slot)
+		return -ENOMEM;
+	memcpy(copy, buf, insn->length);
+	copy[insn->length] = INT3_INSN_OPCODE;
+
+	if (insn_rip_relative(insn)) {
+		/* Point the displacement at the original target again. */
+		disp = (s64)insn->displacement.value +
+		       ((long)kpp->addr - (long)slot);
+		if (disp != (s32)disp) {
+			free_insn_slot(slot);
+			return -ERANGE;
+		}
+		put_unaligned((s32)disp,
+			      (s32 *)(copy + insn_offset_displacement(insn)));
+	}
+	text_poke_copy(slot, copy, insn->length + INT3_INSN_SIZE);
+	kpp->ainsn.insn = slot;
+	return 0;
+}
+
+/**
+ * arch_prepare_kprobe_point() - decode the probed instruction
+ * @kpp: a new point; only its address is set
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0; -EILSEQ if the address is not an instruction boundary,
+ * -EINVAL if the instruction cannot be probed, -ENOMEM, -ERANGE.
+ */
+int arch_prepare_kprobe_point(struct kprobe_point *kpp)
+{
+	unsigned long addr = (unsigned long)kpp->addr;
+	u8 buf[MAX_INSN_SIZE];
+	struct insn insn;
+	int ret;
+
+	ret = x86_check_insn_boundary(addr);
+	if (ret)
+		return ret;
+	if (x86_read_original_insn(buf, addr) ||
+	    insn_decode_kernel(&insn, buf) < 0)
+		return -EILSEQ;
+	ret = x86_classify_insn(&insn, &kpp->ainsn);
+	if (ret)
+		return ret;
+	kpp->opcode = buf[0];
+	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF)
+		return 0;
+	return x86_prepare_slot(kpp, buf, &insn);
+}
+
+/**
+ * arch_remove_kprobe_point() - release what arch_prepare_kprobe_point() took
+ * @kpp: a point no CPU can be replaying any more
+ *
+ * Context: process context, may sleep.
+ */
+void arch_remove_kprobe_point(struct kprobe_point *kpp)
+{
+	free_insn_slot(kpp->ainsn.insn);
+	kpp->ainsn.insn = NULL;
+}
+
+static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
+{
+	mutex_lock(&text_mutex);
+	text_poke(addr, &byte, 1);
+	/* No CPU may keep executing the old byte once we return. */
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+/**
+ * arch_arm_kprobe_point() - write the int3
+ * @kpp: the point
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_arm_kprobe_point(struct kprobe_point *kpp)
+{
+	x86_poke_first_byte(kpp->addr, INT3_INSN_OPCODE);
+}
+
+/**
+ * arch_disarm_kprobe_point() - put the original byte back
+ * @kpp: the point
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_disarm_kprobe_point(struct kprobe_point *kpp)
+{
+	x86_poke_first_byte(kpp->addr, kpp->opcode);
+}
+
+/**
+ * arch_adjust_kprobe_addr() - move a function-entry probe past ENDBR
+ * @addr: the requested address
+ * @offset: @addr's offset in its function
+ * @on_func_entry: set when @addr is the function's entry
+ *
+ * Context: process context.
+ * Return: the address to probe.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	u32 insn;
+
+	*on_func_entry = !offset;
+	if (!offset && !copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)) &&
+	    is_endbr(insn))
+		addr += ENDBR_INSN_SIZE;
+	return (kprobe_opcode_t *)addr;
+}
+
+/**
+ * arch_kprobe_text_reserved() - is @addr an SMP-alternatives lock prefix?
+ * @addr: the probe address
+ *
+ * Context: process context.
+ * Return: true if the alternatives code may rewrite @addr.
+ */
+bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
+{
+	bool reserved;
+
+	mutex_lock(&text_mutex);
+	reserved = alternatives_text_reserved(addr, addr);
+	mutex_unlock(&text_mutex);
+	return reserved;
+}
+
+/**
+ * arch_populate_kprobe_blacklist() - add the x86 entry code to the blacklist
+ *
+ * Context: boot.
+ * Return: 0 or -ENOMEM.
+ */
+int arch_populate_kprobe_blacklist(void)
+{
+	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					 (unsigned long)__entry_text_end);
+}
+
+/**
+ * arch_init_kprobes() - x86 setup
+ *
+ * Context: boot.
+ * Return: 0.
+ */
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hit path                                                            */
+/* ---------------------------------------------------------------------- */
+
+static void x86_emulate_loop(const struct arch_specific_insn *ai,
+			     struct pt_regs *regs, unsigned long next)
+{
+	bool zf = regs->flags & X86_EFLAGS_ZF;
+	bool taken;
+
+	if (ai->cc == 3) {			/* jrcxz */
+		taken = !regs->cx;
+	} else {
+		regs->cx--;
+		taken = regs->cx != 0;
+		if (ai->cc == 0)		/* loopne */
+			taken = taken && !zf;
+		else if (ai->cc == 1)		/* loope */
+			taken = taken && zf;
+	}
+	regs->ip = taken ? next + ai->disp : next;
+}
+NOKPROBE_SYMBOL(x86_emulate_loop);
+
+/* Replay an emulated instruction on @regs; regs->ip is the probed address + 1. */
+static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
+{
+	const struct arch_specific_insn *ai = &kpp->ainsn;
+	unsigned long next = (unsigned long)kpp->addr + ai->len;
+	unsigned long val;
+
+	switch (ai->replay) {
+	case X86_REPLAY_SKIP:
+		regs->ip = next;
+		break;
+	case X86_REPLAY_JMP:
+		regs->ip = next + ai->disp;
+		break;
+	case X86_REPLAY_CALL:
+		int3_emulate_push(regs, next);
+		regs->ip = next + ai->disp;
+		break;
+	case X86_REPLAY_JCC:
+		int3_emulate_jcc(regs, ai->cc, next, ai->disp);
+		break;
+	case X86_REPLAY_LOOP:
+		x86_emulate_loop(ai, regs, next);
+		break;
+	case X86_REPLAY_RET:
+		regs->ip = int3_emulate_pop(regs);
+		regs->sp += ai->imm;
+		break;
+	case X86_REPLAY_JMP_REG:
+		regs->ip = regs_get_register(regs, ai->reg);
+		break;
+	case X86_REPLAY_CALL_REG:
+		val = regs_get_register(regs, ai->reg);
+		int3_emulate_push(regs, next);
+		regs->ip = val;
+		break;
+	case X86_REPLAY_CLI:
+		regs->flags &= ~X86_EFLAGS_IF;
+		regs->ip = next;
+		break;
+	case X86_REPLAY_STI:
+		regs->flags |= X86_EFLAGS_IF;
+		regs->ip = next;
+		break;
+	case X86_REPLAY_POPF:
+		val = int3_emulate_pop(regs);
+		regs->flags = (regs->flags & ~X86_POPF_MASK) |
+			      (val & X86_POPF_MASK);
+		regs->ip = next;
+		break;
+	}
+}
+NOKPROBE_SYMBOL(x86_emulate_insn);
+
+/* The instruction has been replayed: finish the hit or the nested hit. */
+static void x86_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
+			    struct kprobe_ctlblk *kcb)
+{
+	if (kcb->status == KPROBE_REENTER) {
+		kprobe_restore_prev(kcb);
+		return;
+	}
+	kcb->status = KPROBE_HIT_SSDONE;
+	kprobe_run_post_handlers(kpp, regs);
+	reset_current_kprobe();
+}
+NOKPROBE_SYMBOL(x86_replay_done);
+
+/* Step 3: emulate the instruction, or send the CPU to its slot. */
+static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb)
+{
+	if (kcb->status != KPROBE_REENTER)
+		kcb->status = KPROBE_HIT_SS;
+
+	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		x86_emulate_insn(kpp, regs);
+		x86_replay_done(kpp, regs, kcb);
+		return;
+	}
+
+	kcb->point = kpp;
+	kcb->step.saved_if = regs->flags & X86_EFLAGS_IF;
+	/* Nothing but an NMI may run on this CPU until the step ends. */
+	regs->flags &= ~X86_EFLAGS_IF;
+	regs->ip = (unsigned long)kpp->ainsn.insn;
+}
+NOKPROBE_SYMBOL(x86_replay);
+
+/* Step 4: the int3 behind the copy in the slot has trapped. */
+static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_point *kpp = kcb->point;
+	unsigned long *pushed_flags;
+
+	regs->ip = (unsigned long)kpp->addr + kpp->ainsn.len;
+	regs->flags |= kcb->step.saved_if;
+	if (kpp->ainsn.replay == X86_REPLAY_STEP_PUSHF) {
+		pushed_flags = (unsigned long *)regs->sp;
+		*pushed_flags = (*pushed_flags & ~X86_EFLAGS_IF) |
+				kcb->step.saved_if;
+	}
+	kcb->point = NULL;
+	x86_replay_done(kpp, regs, kcb);
+}
+NOKPROBE_SYMBOL(x86_step_done);
+
+static bool x86_in_step(struct kprobe_ctlblk *kcb)
+{
+	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
+			      kcb->status == KPROBE_REENTER);
+}
+NOKPROBE_SYMBOL(x86_in_step);
+
+/* A probe hit while this CPU is already inside one. */
+static int x86_reenter(struct kprobe_point *kpp, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb)
+{
+	if (!kprobe_save_prev(kcb)) {
+		/* Cannot happen: only an NMI nests, and NMIs do not nest. */
+		pr_err("unrecoverable nested hit at %pS\n", kpp->addr);
+		return 0;
+	}
+	kprobe_point_missed(kpp);
+	kcb->point = NULL;
+	x86_replay(kpp, regs, kcb);
+	return 1;
+}
+NOKPROBE_SYMBOL(x86_reenter);
+
+/**
+ * kprobe_int3_handler() - the kprobes part of the int3 exception
+ * @regs: the trapped context; regs->ip is just past the int3
+ *
+ * Context: exception (NMI-like), interrupts and preemption disabled.
+ * Return: 1 if the int3 was a kprobe's and has been handled.
+ */
+int kprobe_int3_handler(struct pt_regs *regs)
+{
+	kprobe_opcode_t *addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_point *kpp;
+
+	if (user_mode(regs))
+		return 0;
+
+	kcb = get_kprobe_ctlblk();
+	if (x86_in_step(kcb) &&
+	    addr == kcb->point->ainsn.insn + kcb->point->ainsn.len) {
+		x86_step_done(regs, kcb);
+		return 1;
+	}
+
+	kpp = kprobe_point_lookup(addr);
+	if (!kpp) {
+		/*
+		 * The point was removed after this CPU trapped on it: the
+		 * original instruction is back, run it.
+		 */
+		if (*addr != INT3_INSN_OPCODE) {
+			regs->ip = (unsigned long)addr;
+			return 1;
+		}
+		return 0;
+	}
+
+	if (kprobe_running())
+		return x86_reenter(kpp, regs, kcb);
+
+	kcb->status = KPROBE_HIT_ACTIVE;
+	kcb->point = NULL;
+	if (kprobe_run_pre_handlers(kpp, regs)) {
+		/* A pre_handler moved regs->ip: no replay, no post_handler. */
+		reset_current_kprobe();
+		return 1;
+	}
+	x86_replay(kpp, regs, kcb);
+	return 1;
+}
+NOKPROBE_SYMBOL(kprobe_int3_handler);
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU is inside a probe hit
+ * @regs: the faulting context
+ * @trapnr: the trap number
+ *
+ * If the out-of-line copy faulted, pretend the original instruction did:
+ * put regs->ip and IF back and end the step, so that the fault is handled
+ * (and fixed up through the exception table) as if no probe were there.
+ * Faults in handlers are left to the normal fixups.
+ *
+ * Context: exception, preemption disabled.
+ * Return: 0: the caller goes on handling the fault.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_point *kpp = kcb->point;
+	unsigned long slot;
+
+	if (!x86_in_step(kcb))
+		return 0;
+	slot = (unsigned long)kpp->ainsn.insn;
+	if (regs->ip < slot || regs->ip >= slot + kpp->ainsn.len)
+		return 0;
+
+	regs->ip = (unsigned long)kpp->addr;
+	regs->flags |= kcb->step.saved_if;
+	kcb->point = NULL;
+	if (kcb->status == KPROBE_REENTER)
+		kprobe_restore_prev(kcb);
+	else
+		reset_current_kprobe();
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_fault_handler);

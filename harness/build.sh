@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Configure and build the kernel for $ARCH in $BUILD, incrementally.
+# Prints the path of the kernel image as the last line.
+. "$(dirname "$0")/lib.sh"
+
+"$REPO/harness/prepare-tree.sh" > /dev/null
+
+case "$ARCH" in
+x86_64)	karch=x86_64; image=arch/x86/boot/bzImage; target=bzImage; cross= ;;
+arm64)	karch=arm64; image=arch/arm64/boot/Image; target=Image; cross=aarch64-linux-gnu- ;;
+*)	die "unknown ARCH=$ARCH" ;;
+esac
+
+mkdir -p "$BUILD"
+frag=$(mktemp)
+trap 'rm -f "$frag"' EXIT
+cat "$REPO/harness/configs/common.config" "$REPO/harness/configs/$ARCH.config" > "$frag"
+
+kmake() {
+	make -C "$TREE" O="$BUILD" ARCH="$karch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" -j"$JOBS" "$@"
+}
+
+if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; then
+	say "configuring $ARCH (allnoconfig + harness/configs)"
+	kmake -s KCONFIG_ALLCONFIG="$frag" allnoconfig
+	missing=0
+	while read -r line; do
+		grep -qx "$line" "$BUILD/.config" || { echo "config: $line did not stick" >&2; missing=1; }
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag")
+	[ "$missing" = 0 ] || die "the configuration is not what harness/configs asks for"
+	cp "$frag" "$BUILD/.kprobes-fragment"
+fi
+
+say "building $ARCH kernel and modules in $BUILD (ccache; first build takes a while)"
+if ! kmake "$target" modules > "$BUILD/build.log" 2>&1; then
+	grep -E 'error|Error|warning:' "$BUILD/build.log" | head -n 40 >&2
+	die "kernel build failed; full log: $BUILD/build.log"
+fi
+if grep -q 'warning:' "$BUILD/build.log"; then
+	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|samples/kprobes' >&2 &&
+		die "compiler warnings in our files (see $BUILD/build.log)"
+fi
+echo "$BUILD/$image"

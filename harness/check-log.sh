@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Judge a guest console log: KUnit results (through the base tree's own
+# KTAP parser), guest checks, and any kernel splat.  Prints one summary
+# line "<arch>: N passed, N failed" and exits non-zero on any failure.
+. "$(dirname "$0")/lib.sh"
+
+log=$1
+fail=0
+
+# 1. Kernel splats: any of these fails the run.
+splats='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|QEMU timed out'
+if grep -E "$splats" "$log" > /dev/null; then
+	echo "--- kernel reported problems:" >&2
+	grep -nE "$splats" "$log" | head -n 30 >&2
+	fail=1
+fi
+
+# 2. KUnit, through tools/testing/kunit/kunit.py parse
+kunit_out=$(python3 "$TREE/tools/testing/kunit/kunit.py" parse "$log" 2>&1) || fail=1
+echo "$kunit_out" | grep -E '^\[..:..:..\] (Testing complete|\[(PASSED|FAILED|SKIPPED|CRASHED)\])' | sed 's/^/  /' >&2 || true
+echo "$kunit_out" | grep -E 'FAILED|CRASHED|# .*fail' | sed 's/^/  /' >&2 || true
+kunit_pass=$(grep -cE '^[[:space:]]*(\[[^]]*\] *)?    ok [0-9]+ ' "$log" || true)
+kunit_fail=$(grep -cE '^[[:space:]]*(\[[^]]*\] *)?    not ok [0-9]+ ' "$log" || true)
+# kunit.py prints e.g. "Testing complete. Ran 30 tests: passed: 30"
+summary=$(echo "$kunit_out" | grep -E 'Testing complete' | tail -n 1)
+[ -n "$summary" ] || { echo "no KUnit results in $log" >&2; fail=1; }
+k_p=$(echo "$summary" | sed -nE 's/.*passed: ([0-9]+).*/\1/p'); k_p=${k_p:-0}
+k_f=$(echo "$summary" | sed -nE 's/.*failed: ([0-9]+).*/\1/p'); k_f=${k_f:-0}
+k_c=$(echo "$summary" | sed -nE 's/.*crashed: ([0-9]+).*/\1/p'); k_c=${k_c:-0}
+[ "$k_f" = 0 ] && [ "$k_c" = 0 ] || fail=1
+[ "$k_p" -gt 0 ] || fail=1
+: "$kunit_pass" "$kunit_fail"
+
+# 3. Guest checks
+g_p=$(grep -c 'guest-check: ok ' "$log" || true)
+g_f=$(grep -c 'guest-check: not ok ' "$log" || true)
+grep 'guest-check: not ok ' "$log" | sed 's/^/  /' >&2 || true
+grep -q 'guest-check: end' "$log" || { echo "guest checks did not finish" >&2; fail=1; g_f=$((g_f + 1)); }
+[ "$g_f" = 0 ] || fail=1
+
+passed=$((k_p + g_p))
+failed=$((k_f + k_c + g_f))
+if [ "$fail" != 0 ] && [ "$failed" = 0 ]; then
+	failed=1	# a splat or a missing result counts as a failure
+fi
+echo "$ARCH: KUnit $k_p passed, $((k_f + k_c)) failed; guest checks $g_p passed, $g_f failed"
+echo "$passed passed, $failed failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Userspace checks, run inside the guest by /init.  Each check prints
+# "guest-check: ok <name>" or "guest-check: not ok <name>"; the host counts.
+D=/sys/kernel/debug/kprobes
+M=/modules
+
+ok() { echo "guest-check: ok $1"; }
+notok() { echo "guest-check: not ok $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
+
+# --- debugfs: enabled ------------------------------------------------------
+check enabled-reads-1 test "$(cat $D/enabled)" = 1
+for bad in 2 x 10 "1 " yes -1; do
+	if printf '%s' "$bad" > $D/enabled 2>/dev/null; then
+		notok "enabled-refuses-'$bad'"
+	else
+		ok "enabled-refuses-'$bad'"
+	fi
+done
+check enabled-unchanged-after-bad-writes test "$(cat $D/enabled)" = 1
+echo 0 > $D/enabled
+check enabled-write-0 test "$(cat $D/enabled)" = 0
+echo 1 > $D/enabled
+check enabled-write-1 test "$(cat $D/enabled)" = 1
+
+# --- debugfs: blacklist ----------------------------------------------------
+check blacklist-has-entries test "$(wc -l < $D/blacklist)" -gt 10
+check blacklist-format grep -qE '^0x[0-9a-f]{16}-0x[0-9a-f]{16}	' $D/blacklist
+check blacklist-lists-int3-handler grep -q 'kprobe_int3_handler' $D/blacklist
+
+# --- the sample module -------------------------------------------------------
+dmesg -c > /dev/null
+check sample-loads insmod $M/kprobe_example.ko
+echo "guest: kprobes/list with kprobe_example loaded:"
+cat $D/list
+check list-shows-sample grep -qE '^[0-9a-f]{16}  k  kernel_clone\+0x[0-9a-f]+$' $D/list
+/bin/true
+sh -c true
+echo "guest: the sample's output after two forks:"
+dmesg | grep -E 'handler_(pre|post)' | head -n 4
+check sample-pre-handler-ran sh -c "dmesg | grep -q 'handler_pre: <kernel_clone>'"
+check sample-post-handler-ran sh -c "dmesg | grep -q 'handler_post: <kernel_clone>'"
+
+# Addresses are hidden from readers without the right to see them
+echo 2 > /proc/sys/kernel/kptr_restrict
+check list-hides-address grep -qE '^0{16}  k  kernel_clone' $D/list
+check blacklist-hides-address grep -qE '^0x0{16}-0x0{16}	' $D/blacklist
+echo 0 > /proc/sys/kernel/kptr_restrict
+
+# Disarmed globally: no hits, and list still shows the probe
+echo 0 > $D/enabled
+dmesg -c > /dev/null
+sh -c true
+check disarmed-no-hits test -z "$(dmesg | grep handler_pre)"
+echo 1 > $D/enabled
+sh -c true
+check rearmed-hits sh -c "dmesg | grep -q 'handler_pre: <kernel_clone>'"
+
+check sample-unloads rmmod kprobe_example
+check list-empty-after-unload test -z "$(cat $D/list)"
+
+# --- probes on module init text become [GONE] --------------------------------
+# The sample probes its own init function, which is freed once it returned.
+check init-text-probe-loads insmod $M/kprobe_example.ko symbol=kprobe_example:kprobe_init
+echo "guest: kprobes/list with a probe on freed module init text:"
+cat $D/list
+check init-text-probe-gone grep -q '\[GONE\]' $D/list
+check init-text-probe-unloads rmmod kprobe_example
+check list-empty-after-gone-unload test -z "$(cat $D/list)"
+
+echo "guest-check: end"

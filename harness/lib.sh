@@ -1,0 +1,43 @@
+# Shared settings of the harness scripts. Sourced, not run.
+# shellcheck shell=bash
+
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${KPROBES_CACHE:-/var/cache/kprobes-build}
+PRISTINE=$CACHE/linux-source-6.1
+TREE=$CACHE/tree
+ARCH=${ARCH:-x86_64}
+BUILD=$CACHE/build/$ARCH
+JOBS=${JOBS:-$(nproc)}
+
+# The stock kprobes implementation: deleted from the tree, never read.
+STOCK_FILES=(
+	kernel/kprobes.c
+	include/linux/kprobes.h
+	include/asm-generic/kprobes.h
+	arch/x86/include/asm/kprobes.h
+	arch/arm64/include/asm/kprobes.h
+	arch/arm64/include/asm/probes.h
+	lib/test_kprobes.c
+	Documentation/trace/kprobes.rst
+)
+# Whole stock directories; arm64's uprobes.c is not part of kprobes and stays.
+STOCK_DIRS=(
+	arch/x86/kernel/kprobes
+	arch/arm64/kernel/probes
+	samples/kprobes
+)
+STOCK_KEEP=(
+	arch/arm64/kernel/probes/uprobes.c
+)
+
+# Our files that go into the tree: everything in the repo but the harness.
+our_files() {
+	(cd "$REPO" && git ls-files --cached --others --exclude-standard |
+		grep -vE '^(harness/|\.ci/|Makefile$|README\.md$|\.gitignore$)' |
+		while read -r f; do [ -f "$f" ] && echo "$f"; done) || true
+}
+
+say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }

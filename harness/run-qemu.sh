@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Boot a kernel image in QEMU with a busybox initramfs that runs a guest
+# script, and save the serial console to a log file.
+#
+#   run-qemu.sh IMAGE GUEST-SCRIPT LOG
+#
+# The guest powers off by itself (reboot -f with -no-reboot); a run that
+# hangs is killed after $QEMU_TIMEOUT seconds.
+. "$(dirname "$0")/lib.sh"
+
+image=$1 script=$2 log=$3
+SMP=${SMP:-2}
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-900}
+
+busybox=$(command -v busybox || true)
+[ -n "$busybox" ] && file -L "$busybox" | grep -q 'statically linked' ||
+	busybox=/bin/busybox
+file -L "$busybox" | grep -q 'statically linked' ||
+	die "a static busybox is needed (apt-get install busybox-static)"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,modules}
+cp "$busybox" "$root/bin/busybox"
+for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg \
+	   reboot sed wc head tail test printf cut tr seq ls uname sync; do
+	ln -s busybox "$root/bin/$app"
+done
+find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
+cp "$script" "$root/guest.sh"
+cat > "$root/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+echo "guest: running checks"
+sh /guest.sh
+echo "guest: done"
+sync
+reboot -f
+INIT
+chmod +x "$root/init" "$root/guest.sh"
+(cd "$root" && find . | cpio -o -H newc --quiet) > "$BUILD/initramfs.cpio"
+
+case "$ARCH" in
+x86_64)
+	qemu=(qemu-system-x86_64 -machine q35 -cpu max -m 1G)
+	console=ttyS0 ;;
+arm64)
+	qemu=(qemu-system-aarch64 -machine virt -cpu max -m 1G)
+	console=ttyAMA0 ;;
+esac
+
+say "booting $ARCH in QEMU with $SMP vCPUs (log: $log)"
+set +e
+timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" \
+	-nographic -no-reboot -monitor none -serial "file:$log" \
+	-kernel "$image" -initrd "$BUILD/initramfs.cpio" \
+	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE_EXTRA:-}" \
+	< /dev/null > /dev/null 2>&1
+rc=$?
+set -e
+[ "$rc" = 124 ] && { echo "QEMU timed out after $QEMU_TIMEOUT s" >> "$log"; die "QEMU timed out"; }
+exit 0

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobes debugfs interface: /sys/kernel/debug/kprobes/
+ *
+ *   list       every registered probe, one line each:
+ *              "<address>  k  <symbol>+0x<offset>  [<module>] [GONE][DISABLED]..."
+ *   enabled    "1" while registered probes are armed; write 0 or 1
+ *   blacklist  "0x<start>-0x<end>\t<symbol>" for each refused range
+ *
+ * Addresses are printed as zeros to readers who may not see kernel
+ * addresses, as /proc/kallsyms does.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/rculist.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "kprobes_internal.h"
+
+static void *kprobe_address_for(struct seq_file *m, const void *addr)
+{
+	return kallsyms_show_value(m->file->f_cred) ? (void *)addr : NULL;
+}
+
+static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
+{
+	char namebuf[KSYM_NAME_LEN];
+	unsigned long offset = 0;
+	const char *sym;
+	char *modname;
+
+	seq_printf(m, "%px  k  ", kprobe_address_for(m, p->addr));
+	sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset, &modname,
+			      namebuf);
+	if (sym)
+		seq_printf(m, "%s+0x%lx", sym, offset);
+	else
+		seq_puts(m, "(unknown)");
+	if (sym && modname)
+		seq_printf(m, "  [%s]", modname);
+	if (p->flags & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED |
+			KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_FTRACE))
+		seq_printf(m, "  %s%s%s%s",
+			   kprobe_gone(p) ? "[GONE]" : "",
+			   (p->flags & KPROBE_FLAG_DISABLED) ? "[DISABLED]" : "",
+			   kprobe_optimized(p) ? "[OPTIMIZED]" : "",
+			   kprobe_ftrace(p) ? "[FTRACE]" : "");
+	seq_putc(m, '\n');
+}
+
+static void *kprobe_list_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return seq_list_start(&kprobe_points, *pos);
+}
+
+static void *kprobe_list_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kprobe_points, pos);
+}
+
+static void kprobe_list_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprobe_mutex);
+}
+
+static int kprobe_list_show(struct seq_file *m, void *v)
+{
+	struct kprobe_point *kpp = list_entry(v, struct kprobe_point, node);
+	struct kprobe *p;
+
+	list_for_each_entry(p, &kpp->probes, list)
+		kprobe_list_show_probe(m, p);
+	return 0;
+}
+
+static const struct seq_operations kprobe_list_sops = {
+	.start = kprobe_list_start,
+	.next = kprobe_list_next,
+	.stop = kprobe_list_stop,
+	.show = kprobe_list_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_list);
+
+static void *kprobe_blacklist_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_blacklist_lock);
+	return seq_list_start(&kprobe_blacklist, *pos);
+}
+
+static void *kprobe_blacklist_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kprobe_blacklist, pos);
+}
+
+static void kprobe_blacklist_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprobe_blacklist_lock);
+}
+
+static int kprobe_blacklist_show(struct seq_file *m, void *v)
+{
+	struct kprobe_blacklist_entry *ent =
+		list_entry(v, struct kprobe_blacklist_entry, list);
+
+	seq_printf(m, "0x%px-0x%px\t%ps\n",
+		   kprobe_address_for(m, (void *)ent->start_addr),
+		   kprobe_address_for(m, (void *)ent->end_addr),
+		   (void *)ent->start_addr);
+	return 0;
+}
+
+static const struct seq_operations kprobe_blacklist_sops = {
+	.start = kprobe_blacklist_start,
+	.next = kprobe_blacklist_next,
+	.stop = kprobe_blacklist_stop,
+	.show = kprobe_blacklist_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_blacklist);
+
+static ssize_t kprobe_enabled_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(kprobes_all_disarmed) ? '0' : '1', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+}
+
+static ssize_t kprobe_enabled_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	char buf[3] = {};
+
+	/* Exactly "0" or "1", with an optional newline. */
+	if (count == 0 || count > 2)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	if (count == 2 && buf[1] != '\n')
+		return -EINVAL;
+	if (buf[0] != '0' && buf[0] != '1')
+		return -EINVAL;
+	kprobes_set_armed(buf[0] == '1');
+	return count;
+}
+
+static const struct file_operations kprobe_enabled_fops = {
+	.read = kprobe_enabled_read,
+	.write = kprobe_enabled_write,
+	.llseek = default_llseek,
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &kprobe_list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL,
+			    &kprobe_blacklist_fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobes instruction slot cache.
+ *
+ * An out-of-line copy of a probed instruction must be executable and, for
+ * RIP-relative operands on x86, within a 32-bit displacement of the
+ * original; module_alloc() memory is both.  Slots of KPROBE_INSN_SLOT_SIZE
+ * bytes are carved from read-only executable pages, written only through
+ * the arch's text patching, and a page is returned when its last slot is.
+ *
+ * Locking: kprobe_slot_mutex guards the page list and each page's bitmap.
+ * The list is also walked under RCU by is_kprobe_insn_slot() and
+ * kprobe_get_kallsym(), which the unwinder and /proc/kallsyms call, so a
+ * page is unlinked with list_del_rcu() and freed after a grace period.
+ * Callers free a slot only after no CPU can be executing in it (see the
+ * retirement steps in kprobes.c).
+ */
+
+#include <linux/bitmap.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/moduleloader.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/set_memory.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
+
+/**
+ * struct kprobe_insn_page - one page of instruction slots
+ * @list: entry in kprobe_insn_pages (kprobe_slot_mutex; RCU)
+ * @base: the page (immutable)
+ * @nused: slots in use (kprobe_slot_mutex)
+ * @used: which slots are in use (kprobe_slot_mutex)
+ */
+struct kprobe_insn_page {
+	struct list_head list;
+	kprobe_opcode_t *base;
+	unsigned int nused;
+	DECLARE_BITMAP(used, SLOTS_PER_PAGE);
+};
+
+static DEFINE_MUTEX(kprobe_slot_mutex);
+static LIST_HEAD(kprobe_insn_pages);
+
+/* A fresh page full of breakpoints, mapped read-only and executable. */
+static void *kprobe_alloc_insn_page(void)
+{
+	void *page = module_alloc(PAGE_SIZE);
+
+	if (!page)
+		return NULL;
+	memset(page, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
+	/* vfree() must restore the direct map's permissions too. */
+	set_vm_flush_reset_perms(page);
+	set_memory_ro((unsigned long)page, 1);
+	set_memory_x((unsigned long)page, 1);
+	return page;
+}
+
+/**
+ * get_insn_slot() - allocate an instruction slot
+ *
+ * Context: process context, may sleep.
+ * Return: a slot of KPROBE_INSN_SLOT_SIZE executable bytes, or NULL.
+ */
+kprobe_opcode_t *get_insn_slot(void)
+{
+	struct kprobe_insn_page *kip;
+	kprobe_opcode_t *slot = NULL;
+	unsigned int idx;
+
+	mutex_lock(&kprobe_slot_mutex);
+	list_for_each_entry(kip, &kprobe_insn_pages, list) {
+		if (kip->nused < SLOTS_PER_PAGE)
+			goto found;
+	}
+	kip = kzalloc(sizeof(*kip), GFP_KERNEL);
+	if (!kip)
+		goto out;
+	kip->base = kprobe_alloc_insn_page();
+	if (!kip->base) {
+		kfree(kip);
+		goto out;
+	}
+	list_add_rcu(&kip->list, &kprobe_insn_pages);
+found:
+	idx = find_first_zero_bit(kip->used, SLOTS_PER_PAGE);
+	__set_bit(idx, kip->used);
+	kip->nused++;
+	slot = kip->base + idx * KPROBE_INSN_SLOT_SIZE;
+out:
+	mutex_unlock(&kprobe_slot_mutex);
+	return slot;
+}
+
+/**
+ * free_insn_slot() - return a slot to the cache
+ * @slot: a slot from get_insn_slot(), no longer executed by any CPU
+ *
+ * Context: process context, may sleep.
+ */
+void free_insn_slot(kprobe_opcode_t *slot)
+{
+	struct kprobe_insn_page *kip;
+	unsigned int idx;
+
+	if (!slot)
+		return;
+	mutex_lock(&kprobe_slot_mutex);
+	list_for_each_entry(kip, &kprobe_insn_pages, list) {
+		if (slot >= kip->base && slot < kip->base + PAGE_SIZE)
+			goto found;
+	}
+	WARN_ONCE(1, "kprobes: freeing unknown slot %px\n", slot);
+	goto out;
+found:
+	idx = (slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
+	if (WARN_ON_ONCE(!__test_and_clear_bit(idx, kip->used)))
+		goto out;
+	if (--kip->nused)
+		goto out;
+	list_del_rcu(&kip->list);
+	/* Pairs with the RCU walks in is_kprobe_insn_slot() and friends. */
+	synchronize_rcu();
+	module_memfree(kip->base);
+	kfree(kip);
+out:
+	mutex_unlock(&kprobe_slot_mutex);
+}
+
+/**
+ * is_kprobe_insn_slot() - is @addr inside the slot cache?
+ * @addr: any address
+ *
+ * Lets the unwinder and kernel_text_address() accept an instruction
+ * pointer that is inside an out-of-line copy.
+ *
+ * Context: any.
+ * Return: true if @addr is in a slot page.
+ */
+bool is_kprobe_insn_slot(unsigned long addr)
+{
+	struct kprobe_insn_page *kip;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list) {
+		if (addr >= (unsigned long)kip->base &&
+		    addr < (unsigned long)kip->base + PAGE_SIZE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+NOKPROBE_SYMBOL(is_kprobe_insn_slot);
+
+/**
+ * kprobe_get_kallsym() - describe slot pages to /proc/kallsyms
+ * @symnum: index of the page
+ * @value: its address
+ * @type: its symbol type
+ * @sym: its name
+ *
+ * Context: process context.
+ * Return: 0, or -ERANGE past the last page.
+ */
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym)
+{
+	struct kprobe_insn_page *kip;
+	int ret = -ERANGE;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list) {
+		if (symnum--)
+			continue;
+		*value = (unsigned long)kip->base;
+		*type = 't';
+		strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
+		ret = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}

@@ -1,0 +1,988 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for kprobes.
+ *
+ * Each case checks one behaviour.  Probe targets are noinline functions of
+ * this file with distinct names, so nothing else in the kernel hits them;
+ * handlers record what they saw in kpt_state, which .init resets.
+ * Concurrency tests run against a deadline, never a fixed sleep.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/ibt.h>
+#include <asm/insn.h>
+#endif
+
+/* What the handlers saw; reset before each case */
+static struct {
+	int pre_hits;
+	int post_hits;
+	int pre_hits_b;
+	int pre_hits_c;
+	bool pre_preemptible;
+	bool post_preemptible;
+	int order_errors;
+	long fault_ret;
+} kpt_state;
+
+static noinline __noipa int kpt_target_add(int a, int b)
+{
+	return a + b;
+}
+
+static noinline __noipa int kpt_target_mul(int a, int b)
+{
+	return a * b;
+}
+
+static noinline __noipa int kpt_target_sub(int a, int b)
+{
+	return a - b;
+}
+
+static noinline __noipa int kpt_target_nested(int a)
+{
+	return a ^ 0x5a;
+}
+
+static noinline __noipa int kpt_target_redirected(int a)
+{
+	return a + 1000;
+}
+
+static noinline __noipa int kpt_replacement(int a)
+{
+	return -a;
+}
+
+static int kpt_pre_count(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits++;
+	kpt_state.pre_preemptible = preemptible();
+	return 0;
+}
+
+static void kpt_post_count(struct kprobe *p, struct pt_regs *regs,
+			   unsigned long flags)
+{
+	if (kpt_state.post_hits >= kpt_state.pre_hits)
+		kpt_state.order_errors++;
+	kpt_state.post_hits++;
+	kpt_state.post_preemptible = preemptible();
+}
+
+static int kpt_pre_count_b(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits_b++;
+	return 0;
+}
+
+static int kpt_pre_count_c(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits_c++;
+	return 0;
+}
+
+static int kpt_test_init(struct kunit *test)
+{
+	memset(&kpt_state, 0, sizeof(kpt_state));
+	return 0;
+}
+
+#define KPT_PROBE(fn)	{ .addr = (kprobe_opcode_t *)(fn),		\
+			  .pre_handler = kpt_pre_count,			\
+			  .post_handler = kpt_post_count }
+
+/* ---------------------------------------------------------------------- */
+/* Registration                                                            */
+/* ---------------------------------------------------------------------- */
+
+static void kpt_register_addr_fires(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 3), 5);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(4, 5), 9);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.order_errors, 0);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0UL);
+}
+
+static void kpt_register_symbol_fires(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_target_mul",
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_NOT_NULL(test, kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_target_mul(6, 7), 42);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
+#ifdef CONFIG_X86
+/* The offset of the second instruction of @fn, found with the decoder. */
+static unsigned int kpt_second_insn_offset(void *fn)
+{
+	struct insn insn;
+
+	if (insn_decode_kernel(&insn, fn) < 0)
+		return 0;
+	return insn.length;
+}
+#else
+static unsigned int kpt_second_insn_offset(void *fn)
+{
+	return 4;
+}
+#endif
+
+static void kpt_register_symbol_offset(struct kunit *test)
+{
+	unsigned int off = kpt_second_insn_offset(kpt_target_sub);
+	struct kprobe kp = {
+		.symbol_name = "kpt_target_sub",
+		.offset = off,
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_ASSERT_NE(test, off, 0U);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)kp.addr, (void *)kpt_target_sub + off);
+	KUNIT_EXPECT_EQ(test, kpt_target_sub(10, 4), 6);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_FALSE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+}
+
+static void kpt_entry_skips_endbr(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+	unsigned long expect = (unsigned long)kpt_target_add;
+
+#ifdef CONFIG_X86
+	if (is_endbr(*(u32 *)kpt_target_add))
+		expect += ENDBR_INSN_SIZE;
+#endif
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, expect);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	unregister_kprobe(&kp);
+}
+
+static void kpt_register_both_addr_and_symbol(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	kp.symbol_name = "kpt_target_add";
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+}
+
+static void kpt_register_neither_addr_nor_symbol(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = kpt_pre_count };
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobe(NULL), -EINVAL);
+}
+
+static void kpt_register_unknown_symbol(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_no_such_symbol_anywhere",
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -ENOENT);
+}
+
+static void kpt_register_inside_instruction(struct kunit *test)
+{
+	unsigned int off = kpt_second_insn_offset(kpt_target_sub);
+	struct kprobe kp = {
+		.symbol_name = "kpt_target_sub",
+		.offset = off - 1,
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_ASSERT_GT(test, off, 1U);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EILSEQ);
+}
+
+static void kpt_register_twice(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
+static void kpt_reregister_after_unregister(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	unregister_kprobe(&kp);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
+static void kpt_unregister_unregistered(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	/* Never registered: ignored, and nothing else changes. */
+	unregister_kprobe(&kp);
+	unregister_kprobe(NULL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+}
+
+static void kpt_only_disabled_flag_taken(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	kp.flags = KPROBE_FLAG_GONE | KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_FTRACE;
+	kp.nmissed = 99;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kp.flags & (KPROBE_FLAG_GONE |
+					     KPROBE_FLAG_OPTIMIZED |
+					     KPROBE_FLAG_FTRACE));
+	KUNIT_EXPECT_EQ(test, kp.nmissed, 0UL);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
+/* Symbols that must be refused: kprobes' own code, noinstr, entry code */
+static const char * const kpt_refused_symbols[] = {
+	"kprobe_int3_handler",
+	"kprobe_run_pre_handlers",
+	"kprobe_point_lookup",
+	"exc_int3",
+	"entry_SYSCALL_64",
+};
+
+static void kpt_refused_desc(const char * const *sym, char *desc)
+{
+	strscpy(desc, *sym, KUNIT_PARAM_DESC_SIZE);
+}
+KUNIT_ARRAY_PARAM(kpt_refused, kpt_refused_symbols, kpt_refused_desc);
+
+static void kpt_register_refused_symbol(struct kunit *test)
+{
+	const char * const *sym = test->param_value;
+	struct kprobe kp = {
+		.symbol_name = *sym,
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist(kallsyms_lookup_name(*sym)));
+}
+
+static int kpt_data_word = 42;
+
+static void kpt_register_non_text(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)&kpt_data_word,
+		.pre_handler = kpt_pre_count,
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_data_word, 42);
+}
+
+static DEFINE_STATIC_KEY_FALSE(kpt_key);
+
+static noinline __noipa int kpt_target_jump_label(int a)
+{
+	if (static_branch_unlikely(&kpt_key))
+		return a * 3;
+	return a;
+}
+
+static noinline __noipa int kpt_target_warn(int a)
+{
+	WARN_ON_ONCE(a == 0x7eadbeef);
+	return a + 2;
+}
+
+/* Find the first address in @fn that @pred accepts. */
+static void *kpt_find_site(void *fn, bool (*pred)(void *addr))
+{
+	unsigned long size = 0, off;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)fn, &size, &off))
+		return NULL;
+	for (off = 0; off < size; off++) {
+		if (pred(fn + off))
+			return fn + off;
+	}
+	return NULL;
+}
+
+static bool kpt_is_jump_label_site(void *addr)
+{
+	bool ret;
+
+	jump_label_lock();
+	ret = jump_label_text_reserved(addr, addr);
+	jump_label_unlock();
+	return ret;
+}
+
+static bool kpt_is_bug_site(void *addr)
+{
+	return find_bug((unsigned long)addr);
+}
+
+static void kpt_register_jump_label_site(struct kunit *test)
+{
+	void *site = kpt_find_site(kpt_target_jump_label, kpt_is_jump_label_site);
+	struct kprobe kp = { .addr = site, .pre_handler = kpt_pre_count };
+
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpt_target_jump_label(5), 5);
+}
+
+static void kpt_register_bug_site(struct kunit *test)
+{
+	void *site = kpt_find_site(kpt_target_warn, kpt_is_bug_site);
+	struct kprobe kp = { .addr = site, .pre_handler = kpt_pre_count };
+
+	KUNIT_ASSERT_NOT_NULL(test, site);
+	KUNIT_EXPECT_NE(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_warn(1), 3);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Handlers                                                                */
+/* ---------------------------------------------------------------------- */
+
+static void kpt_handlers_preemption_disabled(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	kpt_state.pre_preemptible = true;
+	kpt_state.post_preemptible = true;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpt_target_add(1, 2);
+	unregister_kprobe(&kp);
+	KUNIT_ASSERT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_FALSE(test, kpt_state.pre_preemptible);
+	KUNIT_EXPECT_FALSE(test, kpt_state.post_preemptible);
+}
+
+static struct kprobe *kpt_running_seen;
+
+static int kpt_pre_running(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_running_seen = kprobe_running();
+	return 0;
+}
+
+static void kpt_kprobe_running_in_handler(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpt_target_add,
+		.pre_handler = kpt_pre_running,
+	};
+
+	kpt_running_seen = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpt_target_add(1, 2);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_PTR_EQ(test, kpt_running_seen, &kp);
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	preempt_enable();
+}
+
+static int kpt_pre_redirect(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits++;
+	instruction_pointer_set(regs, (unsigned long)kpt_replacement);
+	return 1;
+}
+
+static void kpt_pre_handler_redirects(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpt_target_redirected,
+		.pre_handler = kpt_pre_redirect,
+		.post_handler = kpt_post_count,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_redirected(7), -7);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_target_redirected(7), 1007);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	/* No replay, so no post_handler. */
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 0);
+}
+
+static struct kprobe kpt_nested_kp;
+
+static int kpt_pre_calls_nested(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits++;
+	kpt_state.fault_ret = kpt_target_nested(kpt_state.pre_hits);
+	return 0;
+}
+
+static void kpt_reentry_counts_missed(struct kunit *test)
+{
+	struct kprobe outer = {
+		.addr = (kprobe_opcode_t *)kpt_target_mul,
+		.pre_handler = kpt_pre_calls_nested,
+	};
+	int i;
+
+	kpt_nested_kp = (struct kprobe) {
+		.addr = (kprobe_opcode_t *)kpt_target_nested,
+		.pre_handler = kpt_pre_count_b,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kpt_nested_kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, kpt_target_mul(i, 3), i * 3);
+	/* The nested function still ran, and returned the right value. */
+	KUNIT_EXPECT_EQ(test, kpt_state.fault_ret, 5 ^ 0x5a);
+	/* Outside a handler the nested probe fires normally. */
+	kpt_target_nested(1);
+	unregister_kprobe(&outer);
+	unregister_kprobe(&kpt_nested_kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 5);
+	KUNIT_EXPECT_EQ(test, kpt_nested_kp.nmissed, 5UL);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	KUNIT_EXPECT_EQ(test, outer.nmissed, 0UL);
+}
+
+static int kpt_pre_faults(struct kprobe *p, struct pt_regs *regs)
+{
+	void *unmapped = (void *)kpt_state.fault_ret;
+	long val;
+
+	kpt_state.pre_hits++;
+	kpt_state.fault_ret = copy_from_kernel_nofault(&val, unmapped,
+						       sizeof(val));
+	return 0;
+}
+
+static void kpt_fault_in_handler(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpt_target_add,
+		.pre_handler = kpt_pre_faults,
+	};
+	void *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	/* The guard page behind a vmalloc area is never mapped. */
+	kpt_state.fault_ret = (long)(area + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(20, 22), 42);
+	unregister_kprobe(&kp);
+	vfree(area);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.fault_ret, (long)-EFAULT);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Batches, aggregates, enable and disable                                 */
+/* ---------------------------------------------------------------------- */
+
+static void kpt_batch_register_unregister(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = KPT_PROBE(kpt_target_mul);
+	struct kprobe c = KPT_PROBE(kpt_target_sub);
+	struct kprobe *kps[] = { &a, &b, &c };
+
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
+	kpt_target_add(1, 2);
+	kpt_target_mul(1, 2);
+	kpt_target_sub(1, 2);
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
+	kpt_target_add(1, 2);
+	kpt_target_mul(1, 2);
+	kpt_target_sub(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
+}
+
+static void kpt_batch_register_rolls_back(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = KPT_PROBE(kpt_target_mul);
+	struct kprobe bad = { .symbol_name = "kpt_no_such_symbol_anywhere" };
+	struct kprobe *kps[] = { &a, &b, &bad };
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), -ENOENT);
+	kpt_target_add(1, 2);
+	kpt_target_mul(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+	/* Rolled back for real: the same structs register again. */
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
+	unregister_kprobes(kps, 2);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
+}
+
+static void kpt_aggregate_all_run(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = { .addr = (kprobe_opcode_t *)kpt_target_add,
+			    .pre_handler = kpt_pre_count_b };
+	struct kprobe c = { .addr = (kprobe_opcode_t *)kpt_target_add,
+			    .pre_handler = kpt_pre_count_c };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_c, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+
+	/* Removing one leaves the others armed. */
+	unregister_kprobe(&b);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_c, 2);
+
+	/* Adding one back joins the point. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 2);
+	unregister_kprobe(&a);
+	unregister_kprobe(&c);
+	kpt_target_add(1, 2);
+	unregister_kprobe(&b);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_c, 3);
+}
+
+static void kpt_disable_enable(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_disabled(&kp));
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	unregister_kprobe(&kp);
+}
+
+static void kpt_register_disabled(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+
+	kp.flags = KPROBE_FLAG_DISABLED;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	unregister_kprobe(&kp);
+}
+
+static void kpt_disable_one_of_aggregate(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = { .addr = (kprobe_opcode_t *)kpt_target_add,
+			    .pre_handler = kpt_pre_count_b };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	unregister_kprobe(&a);
+	unregister_kprobe(&b);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Instruction kinds                                                       */
+/* ---------------------------------------------------------------------- */
+
+#ifdef CONFIG_X86_64
+/*
+ * Small assembly functions, each with one probed instruction at label 1.
+ * kpt_insn_<name>_off holds the label's offset from the function start (a
+ * difference of two labels, so no relocation into the middle of code).
+ * Each takes (rdi, rsi) and returns rax.
+ */
+#define KPT_INSN_FN(name, before, probed, after)			\
+	asm(".pushsection .text\n"					\
+	    ".globl kpt_insn_" #name "\n"				\
+	    ".type kpt_insn_" #name ", @function\n"			\
+	    "kpt_insn_" #name ":\n"					\
+	    before							\
+	    "1:\n"							\
+	    probed							\
+	    after							\
+	    ".size kpt_insn_" #name ", .-kpt_insn_" #name "\n"		\
+	    ".popsection\n"						\
+	    ".pushsection .rodata\n"					\
+	    ".balign 4\n"						\
+	    "kpt_insn_" #name "_off: .long 1b - kpt_insn_" #name "\n"	\
+	    ".popsection\n");						\
+	long kpt_insn_##name(long a, long b);				\
+	extern const int kpt_insn_##name##_off
+
+long kpt_insn_data;
+long kpt_insn_helper(long a);
+asm(".pushsection .text\n"
+    ".globl kpt_insn_helper\n"
+    ".type kpt_insn_helper, @function\n"
+    "kpt_insn_helper:\n"
+    "	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64: also called indirectly */
+    "	lea 100(%rdi), %rax\n"
+    "	ret\n"
+    ".size kpt_insn_helper, .-kpt_insn_helper\n"
+    ".popsection\n");
+
+KPT_INSN_FN(rip_load, "	movq %rdi, kpt_insn_data(%rip)\n",
+	    "	movq kpt_insn_data(%rip), %rax\n", "	ret\n");
+KPT_INSN_FN(rip_store, "",
+	    "	movq %rsi, kpt_insn_data(%rip)\n",
+	    "	movq kpt_insn_data(%rip), %rax\n	ret\n");
+KPT_INSN_FN(push, "", "	push %rdi\n", "	pop %rax\n	ret\n");
+KPT_INSN_FN(pop, "	push %rsi\n", "	pop %rax\n", "	ret\n");
+KPT_INSN_FN(jmp_short, "	mov %rdi, %rax\n", "	jmp 2f\n",
+	    "	mov %rsi, %rax\n2:	ret\n");
+KPT_INSN_FN(jmp_near, "	mov %rdi, %rax\n",
+	    "	.byte 0xe9\n	.long 2f - . - 4\n",
+	    "	mov %rsi, %rax\n2:	ret\n");
+KPT_INSN_FN(jcc_short, "	mov %rdi, %rax\n	cmp %rdi, %rsi\n",
+	    "	je 2f\n", "	add $1, %rax\n2:	ret\n");
+KPT_INSN_FN(jcc_near, "	mov %rdi, %rax\n	cmp %rdi, %rsi\n",
+	    "	.byte 0x0f, 0x85\n	.long 2f - . - 4\n",
+	    "	add $1, %rax\n2:	ret\n");
+KPT_INSN_FN(call, "", "	call kpt_insn_helper\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_reg, "	lea kpt_insn_helper(%rip), %rdx\n",
+	    "	call *%rdx\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(ret, "	lea (%rdi, %rsi), %rax\n", "	ret\n", "");
+KPT_INSN_FN(loop, "	xor %eax, %eax\n	mov %rdi, %rcx\n2:	add %rsi, %rax\n",
+	    "	loop 2b\n", "	ret\n");
+KPT_INSN_FN(rep_movsb,
+	    "	push %rdi\n	push %rsi\n	mov %rsp, %rsi\n	sub $16, %rsp\n"
+	    "	mov %rsp, %rdi\n	mov $16, %ecx\n",
+	    "	rep movsb\n",
+	    "	mov (%rsp), %rax\n	add 8(%rsp), %rax\n	add $32, %rsp\n	ret\n");
+KPT_INSN_FN(pushf, "", "	pushf\n",
+	    "	pop %rax\n	and $0x200, %eax\n	ret\n");
+KPT_INSN_FN(popf, "	pushf\n", "	popf\n", "	lea (%rdi, %rsi), %rax\n	ret\n");
+KPT_INSN_FN(nop, "	mov %rdi, %rax\n", "	nop\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(cli, "	pushf\n", "	cli\n",
+	    "	pushf\n	pop %rax\n	and $0x200, %eax\n	popf\n	ret\n");
+
+struct kpt_insn_case {
+	const char *name;
+	long (*fn)(long a, long b);
+	const int *off;
+	long a, b, expect;
+	int hits;
+};
+
+#define KPT_INSN_CASE_HITS(n, A, B, E, H) \
+	{ #n, kpt_insn_##n, &kpt_insn_##n##_off, A, B, E, H }
+#define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
+
+static const struct kpt_insn_case kpt_insn_cases[] = {
+	KPT_INSN_CASE(rip_load, 11, 0, 11),
+	KPT_INSN_CASE(rip_store, 0, 12, 12),
+	KPT_INSN_CASE(push, 13, 0, 13),
+	KPT_INSN_CASE(pop, 0, 14, 14),
+	KPT_INSN_CASE(jmp_short, 15, 99, 15),
+	KPT_INSN_CASE(jmp_near, 16, 99, 16),
+	KPT_INSN_CASE(jcc_short, 17, 17, 17),	/* taken */
+	KPT_INSN_CASE(jcc_short, 17, 18, 18),	/* not taken */
+	KPT_INSN_CASE(jcc_near, 19, 20, 19),	/* taken */
+	KPT_INSN_CASE(jcc_near, 19, 19, 20),	/* not taken */
+	KPT_INSN_CASE(call, 1, 2, 103),
+	KPT_INSN_CASE(call_reg, 3, 4, 107),
+	KPT_INSN_CASE(ret, 20, 22, 42),
+	KPT_INSN_CASE_HITS(loop, 4, 5, 20, 4),	/* 3 taken, 1 not */
+	KPT_INSN_CASE(rep_movsb, 30, 12, 42),
+	KPT_INSN_CASE(pushf, 0, 0, 0x200),	/* the real IF, not the step's */
+	KPT_INSN_CASE(popf, 40, 2, 42),
+	KPT_INSN_CASE(nop, 40, 3, 43),
+	KPT_INSN_CASE(cli, 0, 0, 0),
+};
+
+static void kpt_insn_desc(const struct kpt_insn_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s(%ld, %ld)", c->name, c->a, c->b);
+}
+KUNIT_ARRAY_PARAM(kpt_insn, kpt_insn_cases, kpt_insn_desc);
+
+static void kpt_insn_kinds(struct kunit *test)
+{
+	const struct kpt_insn_case *c = test->param_value;
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)c->fn + *c->off,
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+
+	/* Unprobed, the function computes the expected value... */
+	KUNIT_ASSERT_EQ(test, c->fn(c->a, c->b), c->expect);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	/* ...and probed, the same, with one hit of each handler. */
+	KUNIT_EXPECT_EQ(test, c->fn(c->a, c->b), c->expect);
+	KUNIT_EXPECT_EQ(test, c->fn(c->a, c->b), c->expect);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2 * c->hits);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2 * c->hits);
+	KUNIT_EXPECT_EQ(test, kpt_state.order_errors, 0);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+}
+
+/*
+ * A load that faults, with an exception-table fixup: probed, the fault is
+ * taken by the out-of-line copy and must still reach the original
+ * instruction's fixup.  Returns 1 if the load faulted.
+ */
+KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
+	    "2:	movq (%rdi), %rdx\n",
+	    "	ret\n3:	mov $1, %eax\n	ret\n"
+	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
+	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
+
+static void kpt_fault_in_stepped_insn(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpt_insn_fault_fixup +
+			kpt_insn_fault_fixup_off,
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+	void *area = vmalloc(PAGE_SIZE);
+	long ok_word = 5;
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	KUNIT_ASSERT_EQ(test, kpt_insn_fault_fixup((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault_fixup((long)&ok_word, 0), 0L);
+	KUNIT_EXPECT_EQ(test, kpt_insn_fault_fixup((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	preempt_enable();
+	unregister_kprobe(&kp);
+	vfree(area);
+	/* The faulting hit ran its pre_handler; only the good one stepped. */
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+}
+#endif /* CONFIG_X86_64 */
+
+/* ---------------------------------------------------------------------- */
+/* SMP: hits on every CPU while another registers and unregisters          */
+/* ---------------------------------------------------------------------- */
+
+static noinline __noipa int kpt_target_smp(int a)
+{
+	return a * 2 + 1;
+}
+
+static DEFINE_PER_CPU(unsigned long, kpt_smp_hits);
+
+static int kpt_pre_smp(struct kprobe *p, struct pt_regs *regs)
+{
+	this_cpu_inc(kpt_smp_hits);
+	return 0;
+}
+
+enum { KPT_ARMED, KPT_UNARMED, KPT_CHANGING };
+
+static struct {
+	atomic_t phase;
+	atomic_t stop;
+	atomic_t calls_armed;
+	atomic_t calls_unarmed;
+	atomic_t missed_hits;
+	atomic_t stray_hits;
+	atomic_t wrong_results;
+} kpt_smp;
+
+static int kpt_smp_worker(void *unused)
+{
+	unsigned long before, after;
+	int p1, p2, ret;
+
+	while (!atomic_read(&kpt_smp.stop)) {
+		preempt_disable();
+		p1 = atomic_read_acquire(&kpt_smp.phase);
+		before = __this_cpu_read(kpt_smp_hits);
+		ret = kpt_target_smp(21);
+		after = __this_cpu_read(kpt_smp_hits);
+		p2 = atomic_read_acquire(&kpt_smp.phase);
+		preempt_enable();
+
+		if (ret != 43)
+			atomic_inc(&kpt_smp.wrong_results);
+		if (p1 == p2 && p1 == KPT_ARMED) {
+			atomic_inc(&kpt_smp.calls_armed);
+			if (after != before + 1)
+				atomic_inc(&kpt_smp.missed_hits);
+		} else if (p1 == p2 && p1 == KPT_UNARMED) {
+			atomic_inc(&kpt_smp.calls_unarmed);
+			if (after != before)
+				atomic_inc(&kpt_smp.stray_hits);
+		}
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void kpt_smp_register_unregister_race(struct kunit *test)
+{
+	struct task_struct *workers[NR_CPUS] = {};
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpt_target_smp,
+		.pre_handler = kpt_pre_smp,
+	};
+	unsigned long deadline;
+	int cpu, rounds = 0;
+
+	memset(&kpt_smp, 0, sizeof(kpt_smp));
+	atomic_set(&kpt_smp.phase, KPT_UNARMED);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		workers[cpu] = kthread_create_on_cpu(kpt_smp_worker, NULL, cpu,
+						     "kpt_smp/%u");
+		if (!IS_ERR(workers[cpu]))
+			wake_up_process(workers[cpu]);
+		else
+			workers[cpu] = NULL;
+	}
+	cpus_read_unlock();
+
+	deadline = jiffies + 3 * HZ;
+	while (time_before(jiffies, deadline) && rounds < 40) {
+		atomic_set_release(&kpt_smp.phase, KPT_CHANGING);
+		if (register_kprobe(&kp))
+			break;
+		atomic_set_release(&kpt_smp.phase, KPT_ARMED);
+		usleep_range(2000, 4000);
+		atomic_set_release(&kpt_smp.phase, KPT_CHANGING);
+		unregister_kprobe(&kp);
+		atomic_set_release(&kpt_smp.phase, KPT_UNARMED);
+		usleep_range(2000, 4000);
+		rounds++;
+	}
+	atomic_set(&kpt_smp.stop, 1);
+	for_each_possible_cpu(cpu) {
+		if (workers[cpu])
+			kthread_stop(workers[cpu]);
+	}
+
+	KUNIT_EXPECT_GT(test, rounds, 2);
+	kunit_info(test, "%d rounds, %d calls armed, %d calls unarmed\n", rounds,
+		   atomic_read(&kpt_smp.calls_armed),
+		   atomic_read(&kpt_smp.calls_unarmed));
+	KUNIT_EXPECT_GT(test, atomic_read(&kpt_smp.calls_armed), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&kpt_smp.calls_unarmed), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_smp.missed_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_smp.stray_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_smp.wrong_results), 0);
+}
+
+static struct kunit_case kprobes_testcases[] = {
+	KUNIT_CASE(kpt_register_addr_fires),
+	KUNIT_CASE(kpt_register_symbol_fires),
+	KUNIT_CASE(kpt_register_symbol_offset),
+	KUNIT_CASE(kpt_entry_skips_endbr),
+	KUNIT_CASE(kpt_register_both_addr_and_symbol),
+	KUNIT_CASE(kpt_register_neither_addr_nor_symbol),
+	KUNIT_CASE(kpt_register_unknown_symbol),
+	KUNIT_CASE(kpt_register_inside_instruction),
+	KUNIT_CASE(kpt_register_twice),
+	KUNIT_CASE(kpt_reregister_after_unregister),
+	KUNIT_CASE(kpt_unregister_unregistered),
+	KUNIT_CASE(kpt_only_disabled_flag_taken),
+	KUNIT_CASE_PARAM(kpt_register_refused_symbol, kpt_refused_gen_params),
+	KUNIT_CASE(kpt_register_non_text),
+	KUNIT_CASE(kpt_register_jump_label_site),
+	KUNIT_CASE(kpt_register_bug_site),
+	KUNIT_CASE(kpt_handlers_preemption_disabled),
+	KUNIT_CASE(kpt_kprobe_running_in_handler),
+	KUNIT_CASE(kpt_pre_handler_redirects),
+	KUNIT_CASE(kpt_reentry_counts_missed),
+	KUNIT_CASE(kpt_fault_in_handler),
+	KUNIT_CASE(kpt_batch_register_unregister),
+	KUNIT_CASE(kpt_batch_register_rolls_back),
+	KUNIT_CASE(kpt_aggregate_all_run),
+	KUNIT_CASE(kpt_disable_enable),
+	KUNIT_CASE(kpt_register_disabled),
+	KUNIT_CASE(kpt_disable_one_of_aggregate),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE_PARAM(kpt_insn_kinds, kpt_insn_gen_params),
+	KUNIT_CASE(kpt_fault_in_stepped_insn),
+#endif
+	KUNIT_CASE(kpt_smp_register_unregister_race),
+	{}
+};
+
+static struct kunit_suite kprobes_test_suite = {
+	.name = "kprobes_test",
+	.init = kpt_test_init,
+	.test_cases = kprobes_testcases,
+};
+kunit_test_suites(&kprobes_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kprobes");
+MODULE_LICENSE("GPL");
