@@ -60,8 +60,9 @@
 #include "kprobes_internal.h"
 
 #define KPROBE_HASH_BITS	6
-#define KPROBE_TABLE_SIZE	(1 << KPROBE_HASH_BITS)
+#define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
 
+/* Serializes all changes of probe state; see "Locking and ordering" */
 DEFINE_MUTEX(kprobe_mutex);
 LIST_HEAD(kprobe_points);
 bool kprobes_all_disarmed;
@@ -110,6 +111,7 @@ struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 	}
 	return NULL;
 }
+
 NOKPROBE_SYMBOL(kprobe_point_lookup);
 
 /**
@@ -137,6 +139,7 @@ bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	return false;
 }
+
 NOKPROBE_SYMBOL(kprobe_run_pre_handlers);
 
 /**
@@ -157,6 +160,7 @@ void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 		p->post_handler(p, regs, 0);
 	}
 }
+
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
 
 /**
@@ -174,6 +178,7 @@ void kprobe_point_missed(struct kprobe_point *kpp)
 			p->nmissed++;
 	}
 }
+
 NOKPROBE_SYMBOL(kprobe_point_missed);
 
 /**
@@ -196,6 +201,7 @@ bool kprobe_save_prev(struct kprobe_ctlblk *kcb)
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	return true;
 }
+
 NOKPROBE_SYMBOL(kprobe_save_prev);
 
 /**
@@ -211,6 +217,7 @@ void kprobe_restore_prev(struct kprobe_ctlblk *kcb)
 	kcb->point = kcb->prev.point;
 	kcb->step = kcb->prev.step;
 }
+
 NOKPROBE_SYMBOL(kprobe_restore_prev);
 
 /**
@@ -227,6 +234,7 @@ void kprobe_busy_begin(void)
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	get_kprobe_ctlblk()->status = KPROBE_HIT_ACTIVE;
 }
+
 NOKPROBE_SYMBOL(kprobe_busy_begin);
 
 /**
@@ -239,6 +247,7 @@ void kprobe_busy_end(void)
 	__this_cpu_write(current_kprobe, NULL);
 	preempt_enable();
 }
+
 NOKPROBE_SYMBOL(kprobe_busy_end);
 
 /* ---------------------------------------------------------------------- */
@@ -677,6 +686,7 @@ struct kprobe *get_kprobe(void *addr)
 	return kpp ? list_first_or_null_rcu(&kpp->probes, struct kprobe, list) :
 		     NULL;
 }
+
 NOKPROBE_SYMBOL(get_kprobe);
 
 /* ---------------------------------------------------------------------- */
@@ -787,4 +797,5 @@ static int __init init_kprobes(void)
 	kprobes_initialized = true;
 	return 0;
 }
+
 early_initcall(init_kprobes);

@@ -23,10 +23,8 @@
 #include "kprobes_internal.h"
 
 LIST_HEAD(kprobe_blacklist);
+/* Serializes changes of kprobe_blacklist; readers use RCU */
 DEFINE_MUTEX(kprobe_blacklist_lock);
-
-extern unsigned long __start_kprobe_blacklist[];
-extern unsigned long __stop_kprobe_blacklist[];
 
 /**
  * within_kprobe_blacklist() - may @addr not be probed?

@@ -22,9 +22,9 @@
 
 #include "kprobes_internal.h"
 
-static void *kprobe_address_for(struct seq_file *m, const void *addr)
+static unsigned long kprobe_address_for(struct seq_file *m, const void *addr)
 {
-	return kallsyms_show_value(m->file->f_cred) ? (void *)addr : NULL;
+	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
 }
 
 static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
@@ -34,7 +34,7 @@ static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
 	const char *sym;
 	char *modname;
 
-	seq_printf(m, "%px  k  ", kprobe_address_for(m, p->addr));
+	seq_printf(m, "%016lx  k  ", kprobe_address_for(m, p->addr));
 	sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset, &modname,
 			      namebuf);
 	if (sym)
@@ -108,7 +108,7 @@ static int kprobe_blacklist_show(struct seq_file *m, void *v)
 	struct kprobe_blacklist_entry *ent =
 		list_entry(v, struct kprobe_blacklist_entry, list);
 
-	seq_printf(m, "0x%px-0x%px\t%ps\n",
+	seq_printf(m, "0x%016lx-0x%016lx\t%ps\n",
 		   kprobe_address_for(m, (void *)ent->start_addr),
 		   kprobe_address_for(m, (void *)ent->end_addr),
 		   (void *)ent->start_addr);

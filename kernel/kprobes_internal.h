@@ -33,6 +33,10 @@ struct kprobe_blacklist_entry {
 	unsigned long end_addr;
 };
 
+/* Collected by the linker from NOKPROBE_SYMBOL() */
+extern unsigned long __start_kprobe_blacklist[];
+extern unsigned long __stop_kprobe_blacklist[];
+
 extern struct list_head kprobe_blacklist;
 extern struct mutex kprobe_blacklist_lock;
 

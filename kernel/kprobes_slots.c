@@ -115,7 +115,7 @@ void free_insn_slot(kprobe_opcode_t *slot)
 		if (slot >= kip->base && slot < kip->base + PAGE_SIZE)
 			goto found;
 	}
-	WARN_ONCE(1, "kprobes: freeing unknown slot %px\n", slot);
+	WARN_ONCE(1, "kprobes: freeing unknown slot %p\n", slot);
 	goto out;
 found:
 	idx = (slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
@@ -158,6 +158,7 @@ bool is_kprobe_insn_slot(unsigned long addr)
 	rcu_read_unlock();
 	return ret;
 }
+
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 
 /**

@@ -294,6 +294,7 @@ static void kpt_refused_desc(const char * const *sym, char *desc)
 {
 	strscpy(desc, *sym, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(kpt_refused, kpt_refused_symbols, kpt_refused_desc);
 
 static void kpt_register_refused_symbol(struct kunit *test)
@@ -659,13 +660,15 @@ static void kpt_disable_one_of_aggregate(struct kunit *test)
  * Small assembly functions, each with one probed instruction at label 1.
  * kpt_insn_<name>_off holds the label's offset from the function start (a
  * difference of two labels, so no relocation into the middle of code).
- * Each takes (rdi, rsi) and returns rax.
+ * Each takes (rdi, rsi) and returns rax; the tests find them, and call
+ * them, through kallsyms.
  */
 #define KPT_INSN_FN(name, before, probed, after)			\
 	asm(".pushsection .text\n"					\
 	    ".globl kpt_insn_" #name "\n"				\
 	    ".type kpt_insn_" #name ", @function\n"			\
 	    "kpt_insn_" #name ":\n"					\
+	    "	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64 */		\
 	    before							\
 	    "1:\n"							\
 	    probed							\
@@ -675,21 +678,18 @@ static void kpt_disable_one_of_aggregate(struct kunit *test)
 	    ".pushsection .rodata\n"					\
 	    ".balign 4\n"						\
 	    "kpt_insn_" #name "_off: .long 1b - kpt_insn_" #name "\n"	\
-	    ".popsection\n");						\
-	long kpt_insn_##name(long a, long b);				\
-	extern const int kpt_insn_##name##_off
+	    ".popsection\n")
 
-long kpt_insn_data;
-long kpt_insn_helper(long a);
+static long kpt_insn_data __used;
+
 asm(".pushsection .text\n"
-    ".globl kpt_insn_helper\n"
-    ".type kpt_insn_helper, @function\n"
-    "kpt_insn_helper:\n"
-    "	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64: also called indirectly */
-    "	lea 100(%rdi), %rax\n"
-    "	ret\n"
-    ".size kpt_insn_helper, .-kpt_insn_helper\n"
-    ".popsection\n");
+	".type kpt_insn_helper, @function\n"
+	"kpt_insn_helper:\n"
+	"	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64: called indirectly */
+	"	lea 100(%rdi), %rax\n"
+	"	ret\n"
+	".size kpt_insn_helper, .-kpt_insn_helper\n"
+	".popsection\n");
 
 KPT_INSN_FN(rip_load, "	movq %rdi, kpt_insn_data(%rip)\n",
 	    "	movq kpt_insn_data(%rip), %rax\n", "	ret\n");
@@ -728,14 +728,11 @@ KPT_INSN_FN(cli, "	pushf\n", "	cli\n",
 
 struct kpt_insn_case {
 	const char *name;
-	long (*fn)(long a, long b);
-	const int *off;
 	long a, b, expect;
 	int hits;
 };
 
-#define KPT_INSN_CASE_HITS(n, A, B, E, H) \
-	{ #n, kpt_insn_##n, &kpt_insn_##n##_off, A, B, E, H }
+#define KPT_INSN_CASE_HITS(n, A, B, E, H)	{ #n, A, B, E, H }
 #define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
 
 static const struct kpt_insn_case kpt_insn_cases[] = {
@@ -764,23 +761,43 @@ static void kpt_insn_desc(const struct kpt_insn_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s(%ld, %ld)", c->name, c->a, c->b);
 }
+
 KUNIT_ARRAY_PARAM(kpt_insn, kpt_insn_cases, kpt_insn_desc);
+
+typedef long (*kpt_insn_fn_t)(long a, long b);
+
+/* Find kpt_insn_<name> and the address of its probed instruction. */
+static kpt_insn_fn_t kpt_insn_lookup(struct kunit *test, const char *name,
+				     kprobe_opcode_t **probed)
+{
+	char sym[KSYM_NAME_LEN];
+	unsigned long fn, off;
+
+	snprintf(sym, sizeof(sym), "kpt_insn_%s", name);
+	fn = kallsyms_lookup_name(sym);
+	strlcat(sym, "_off", sizeof(sym));
+	off = kallsyms_lookup_name(sym);
+	KUNIT_ASSERT_NE(test, fn, 0UL);
+	KUNIT_ASSERT_NE(test, off, 0UL);
+	*probed = (kprobe_opcode_t *)fn + *(const int *)off;
+	return (kpt_insn_fn_t)fn;
+}
 
 static void kpt_insn_kinds(struct kunit *test)
 {
 	const struct kpt_insn_case *c = test->param_value;
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)c->fn + *c->off,
 		.pre_handler = kpt_pre_count,
 		.post_handler = kpt_post_count,
 	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, c->name, &kp.addr);
 
 	/* Unprobed, the function computes the expected value... */
-	KUNIT_ASSERT_EQ(test, c->fn(c->a, c->b), c->expect);
+	KUNIT_ASSERT_EQ(test, fn(c->a, c->b), c->expect);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	/* ...and probed, the same, with one hit of each handler. */
-	KUNIT_EXPECT_EQ(test, c->fn(c->a, c->b), c->expect);
-	KUNIT_EXPECT_EQ(test, c->fn(c->a, c->b), c->expect);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2 * c->hits);
 	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2 * c->hits);
@@ -802,19 +819,18 @@ KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
 static void kpt_fault_in_stepped_insn(struct kunit *test)
 {
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)kpt_insn_fault_fixup +
-			kpt_insn_fault_fixup_off,
 		.pre_handler = kpt_pre_count,
 		.post_handler = kpt_post_count,
 	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, "fault_fixup", &kp.addr);
 	void *area = vmalloc(PAGE_SIZE);
 	long ok_word = 5;
 
 	KUNIT_ASSERT_NOT_NULL(test, area);
-	KUNIT_ASSERT_EQ(test, kpt_insn_fault_fixup((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_ASSERT_EQ(test, fn((long)(area + PAGE_SIZE), 0), 1L);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, kpt_insn_fault_fixup((long)&ok_word, 0), 0L);
-	KUNIT_EXPECT_EQ(test, kpt_insn_fault_fixup((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_EXPECT_EQ(test, fn((long)&ok_word, 0), 0L);
+	KUNIT_EXPECT_EQ(test, fn((long)(area + PAGE_SIZE), 0), 1L);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 	preempt_disable();
 	KUNIT_EXPECT_NULL(test, kprobe_running());
@@ -982,6 +998,7 @@ static struct kunit_suite kprobes_test_suite = {
 	.init = kpt_test_init,
 	.test_cases = kprobes_testcases,
 };
+
 kunit_test_suites(&kprobes_test_suite);
 
 MODULE_DESCRIPTION("KUnit tests for kprobes");

@@ -20,7 +20,7 @@
 # define __NOKPROBE_SYMBOL(fname)				\
 static unsigned long __used					\
 	__section("_kprobe_blacklist")				\
-	_kbl_addr_##fname = (unsigned long)fname;
+	_kbl_addr_##fname = (unsigned long)fname
 # define NOKPROBE_SYMBOL(fname)	__NOKPROBE_SYMBOL(fname)
 /* Place a function in .kprobes.text, which is refused as a whole. */
 # define __kprobes	__section(".kprobes.text")

@@ -420,6 +420,7 @@ static void x86_emulate_loop(const struct arch_specific_insn *ai,
 	}
 	regs->ip = taken ? next + ai->disp : next;
 }
+
 NOKPROBE_SYMBOL(x86_emulate_loop);
 
 /* Replay an emulated instruction on @regs; regs->ip is the probed address + 1. */
@@ -474,6 +475,7 @@ static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 		break;
 	}
 }
+
 NOKPROBE_SYMBOL(x86_emulate_insn);
 
 /* The instruction has been replayed: finish the hit or the nested hit. */
@@ -488,6 +490,7 @@ static void x86_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_run_post_handlers(kpp, regs);
 	reset_current_kprobe();
 }
+
 NOKPROBE_SYMBOL(x86_replay_done);
 
 /* Step 3: emulate the instruction, or send the CPU to its slot. */
@@ -509,6 +512,7 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)kpp->ainsn.insn;
 }
+
 NOKPROBE_SYMBOL(x86_replay);
 
 /* Step 4: the int3 behind the copy in the slot has trapped. */
@@ -527,6 +531,7 @@ static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 	kcb->point = NULL;
 	x86_replay_done(kpp, regs, kcb);
 }
+
 NOKPROBE_SYMBOL(x86_step_done);
 
 static bool x86_in_step(struct kprobe_ctlblk *kcb)
@@ -534,6 +539,7 @@ static bool x86_in_step(struct kprobe_ctlblk *kcb)
 	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
 			      kcb->status == KPROBE_REENTER);
 }
+
 NOKPROBE_SYMBOL(x86_in_step);
 
 /* A probe hit while this CPU is already inside one. */
@@ -550,6 +556,7 @@ static int x86_reenter(struct kprobe_point *kpp, struct pt_regs *regs,
 	x86_replay(kpp, regs, kcb);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(x86_reenter);
 
 /**
@@ -601,6 +608,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	x86_replay(kpp, regs, kcb);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
 /**
@@ -637,4 +645,5 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 		reset_current_kprobe();
 	return 0;
 }
+
 NOKPROBE_SYMBOL(kprobe_fault_handler);
