@@ -14,9 +14,16 @@ for f in $(echo "$files" | grep -E '\.(c|h)$'); do
 	out=$(cd "$TREE" && perl scripts/kernel-doc -none "$f" 2>&1 || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
 done
+# sparse (make C=2) on our objects, where the build directory is configured
+objs=$(echo "$files" | grep -E '^(kernel|arch/x86|lib)/.*\.c$' | sed 's/\.c$/.o/' || true)
+if [ "$ARCH" = x86_64 ] && [ -f "$BUILD/.config" ] && [ -n "$objs" ]; then
+	out=$(make -s -C "$TREE" O="$BUILD" ARCH=x86_64 CC="ccache gcc" C=2 $objs 2>&1 |
+		grep -E 'warning|error' || true)
+	[ -z "$out" ] || { echo "$out"; bad=1; }
+fi
 if [ "$bad" = 0 ]; then
-	echo "checkpatch --strict and kernel-doc: clean ($(echo "$files" | wc -w) files)"
+	echo "checkpatch --strict, kernel-doc and sparse: clean ($(echo "$files" | wc -w) files)"
 else
-	echo "checkpatch --strict / kernel-doc: problems above"
+	echo "checkpatch --strict / kernel-doc / sparse: problems above"
 fi
 [ "$bad" = 0 ]

@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(linux-source-6.1 qemu-system-x86 busybox-static flex bison bc
       libelf-dev libssl-dev cpio ccache rsync python3 kmod file xz-utils
-      gcc make perl patch dwarves)
+      gcc make perl patch sparse)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

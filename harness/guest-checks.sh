@@ -68,4 +68,15 @@ check init-text-probe-gone grep -q '\[GONE\]' $D/list
 check init-text-probe-unloads rmmod kprobe_example
 check list-empty-after-gone-unload test -z "$(cat $D/list)"
 
+# --- probes on module text become [GONE] when the module goes --------------
+check target-loads insmod $M/kprobe_target.ko
+check probe-on-module-loads insmod $M/kprobe_example.ko symbol=kprobe_target:kprobe_target_work
+check list-shows-module grep -qE 'kprobe_target_work\+0x[0-9a-f]+  \[kprobe_target\]$' $D/list
+check target-unloads rmmod kprobe_target
+echo "guest: kprobes/list after the probed module was unloaded:"
+cat $D/list
+check module-probe-gone grep -q '\[GONE\]' $D/list
+check gone-probe-unregisters rmmod kprobe_example
+check list-empty-after-module-gone test -z "$(cat $D/list)"
+
 echo "guest-check: end"
