@@ -520,6 +520,39 @@ static void kpt_fault_in_handler(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.fault_ret, (long)-EFAULT);
 }
 
+/* Only reached through kallsyms: nothing refers to it directly. */
+static noinline __noipa __used __init int kpt_init_target(int a)
+{
+	return a + 3;
+}
+
+static void kpt_init_text_becomes_gone(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpt_init_target",
+		.pre_handler = kpt_pre_count,
+	};
+
+	/* KUnit runs at boot, before the init sections are freed. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kprobe_gone(&kp));
+	/* What the init code calls just before it frees init memory */
+	kprobe_free_init_mem();
+	KUNIT_EXPECT_TRUE(test, kprobe_gone(&kp));
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&kp));
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	unregister_kprobe(&kp);
+	/* Unregistered for real: the struct registers again elsewhere. */
+	kp.symbol_name = NULL;
+	kp.addr = (kprobe_opcode_t *)kpt_target_add;
+	kp.flags = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 2), 3);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Batches, aggregates, enable and disable                                 */
 /* ---------------------------------------------------------------------- */
@@ -979,6 +1012,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_pre_handler_redirects),
 	KUNIT_CASE(kpt_reentry_counts_missed),
 	KUNIT_CASE(kpt_fault_in_handler),
+	KUNIT_CASE(kpt_init_text_becomes_gone),
 	KUNIT_CASE(kpt_batch_register_unregister),
 	KUNIT_CASE(kpt_batch_register_rolls_back),
 	KUNIT_CASE(kpt_aggregate_all_run),
