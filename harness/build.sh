@@ -38,7 +38,7 @@ if ! kmake "$target" modules > "$BUILD/build.log" 2>&1; then
 	die "kernel build failed; full log: $BUILD/build.log"
 fi
 if grep -q 'warning:' "$BUILD/build.log"; then
-	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|samples/kprobes' >&2 &&
-		die "compiler warnings in our files (see $BUILD/build.log)"
+	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|kpt_' >&2 &&
+		die "compiler or objtool warnings in our code (see $BUILD/build.log)"
 fi
 echo "$BUILD/$image"

@@ -12,7 +12,6 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/cpu.h>
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -180,6 +179,7 @@ static void kpt_entry_skips_endbr(struct kunit *test)
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
 	unsigned long expect = (unsigned long)kpt_target_add;
 
+	OPTIMIZER_HIDE_VAR(expect);
 #ifdef CONFIG_X86
 	if (is_endbr(*(u32 *)kpt_target_add))
 		expect += ENDBR_INSN_SIZE;
@@ -255,12 +255,19 @@ static void kpt_reregister_after_unregister(struct kunit *test)
 static void kpt_unregister_unregistered(struct kunit *test)
 {
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
+	struct kprobe *kps[] = { &kp };
 
 	/* Never registered: ignored, and nothing else changes. */
 	unregister_kprobe(&kp);
 	unregister_kprobe(NULL);
+	unregister_kprobes(NULL, 1);
+	unregister_kprobes(&kps[0], -1);
+	KUNIT_EXPECT_EQ(test, register_kprobes(NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, -1), -EINVAL);
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
 }
@@ -937,6 +944,15 @@ static int kpt_smp_worker(void *unused)
 	return 0;
 }
 
+/* Let the workers make a few calls in the current phase, or time out. */
+static void kpt_smp_wait_calls(atomic_t *calls, unsigned long deadline)
+{
+	int target = atomic_read(calls) + 8 * num_online_cpus();
+
+	while (atomic_read(calls) < target && time_before(jiffies, deadline))
+		cond_resched();
+}
+
 static void kpt_smp_register_unregister_race(struct kunit *test)
 {
 	struct task_struct *workers[NR_CPUS] = {};
@@ -960,17 +976,17 @@ static void kpt_smp_register_unregister_race(struct kunit *test)
 	}
 	cpus_read_unlock();
 
-	deadline = jiffies + 3 * HZ;
+	deadline = jiffies + 5 * HZ;
 	while (time_before(jiffies, deadline) && rounds < 40) {
 		atomic_set_release(&kpt_smp.phase, KPT_CHANGING);
 		if (register_kprobe(&kp))
 			break;
 		atomic_set_release(&kpt_smp.phase, KPT_ARMED);
-		usleep_range(2000, 4000);
+		kpt_smp_wait_calls(&kpt_smp.calls_armed, deadline);
 		atomic_set_release(&kpt_smp.phase, KPT_CHANGING);
 		unregister_kprobe(&kp);
 		atomic_set_release(&kpt_smp.phase, KPT_UNARMED);
-		usleep_range(2000, 4000);
+		kpt_smp_wait_calls(&kpt_smp.calls_unarmed, deadline);
 		rounds++;
 	}
 	atomic_set(&kpt_smp.stop, 1);
@@ -979,7 +995,7 @@ static void kpt_smp_register_unregister_race(struct kunit *test)
 			kthread_stop(workers[cpu]);
 	}
 
-	KUNIT_EXPECT_GT(test, rounds, 2);
+	KUNIT_EXPECT_GE(test, rounds, 10);
 	kunit_info(test, "%d rounds, %d calls armed, %d calls unarmed\n", rounds,
 		   atomic_read(&kpt_smp.calls_armed),
 		   atomic_read(&kpt_smp.calls_unarmed));
