@@ -32,7 +32,9 @@
  *   3. synchronize_rcu(): every hit that could still see the kprobe or the
  *      point has finished its handlers, and no CPU is still executing the
  *      point's out-of-line slot (that runs with interrupts disabled);
- *   4. free the slot and the point.
+ *   4. after an RCU-tasks grace period (no task is left inside a boosted
+ *      copy of the instruction, see kprobe_point_destroy()), free the
+ *      slot and the point.
  * A CPU that trapped on the breakpoint just before step 2 and looks the
  * point up just after it finds nothing; it sees that the byte under it is
  * no longer a breakpoint and simply re-executes the original instruction.
@@ -162,6 +164,26 @@ void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
+
+/**
+ * kprobe_point_has_post_handler() - must the replay end with a trap?
+ * @kpp: the point being hit
+ *
+ * Context: breakpoint exception, preemption disabled.
+ * Return: true if an enabled kprobe of @kpp has a post_handler.
+ */
+bool kprobe_point_has_post_handler(struct kprobe_point *kpp)
+{
+	struct kprobe *p;
+
+	list_for_each_entry_rcu(p, &kpp->probes, list) {
+		if (!kprobe_disabled(p) && p->post_handler)
+			return true;
+	}
+	return false;
+}
+
+NOKPROBE_SYMBOL(kprobe_point_has_post_handler);
 
 /**
  * kprobe_point_missed() - account a hit whose handlers could not run
@@ -337,8 +359,9 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
 			return -ENOENT;
 	}
 	addr = (kprobe_opcode_t *)((unsigned long)addr + offset);
+	/* An address no symbol covers is not text we could decode. */
 	if (!kallsyms_lookup_size_offset((unsigned long)addr, NULL, &sym_offset))
-		return -ENOENT;
+		return symbol_name ? -ENOENT : -EINVAL;
 	*out = arch_adjust_kprobe_addr((unsigned long)addr, sym_offset,
 				       on_func_entry);
 	return 0;
@@ -446,10 +469,33 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 	return kpp;
 }
 
-static void kprobe_point_destroy(struct kprobe_point *kpp)
+static void kprobe_point_free_work(struct work_struct *work)
 {
+	struct kprobe_point *kpp = container_of(work, struct kprobe_point,
+						free_work);
+
 	arch_remove_kprobe_point(kpp);
 	kfree(kpp);
+}
+
+static void kprobe_point_free_rcu(struct rcu_head *head)
+{
+	struct kprobe_point *kpp = container_of(head, struct kprobe_point, rcu);
+
+	/* Freeing a slot may sleep: leave softirq context. */
+	INIT_WORK(&kpp->free_work, kprobe_point_free_work);
+	schedule_work(&kpp->free_work);
+}
+
+/*
+ * Step 4 of "Retirement": a task interrupted or preempted inside a boosted
+ * copy (which ends with a jmp, not a trap) may still be there after
+ * synchronize_rcu(); it has left once it has been through a voluntary
+ * context switch, which is what an RCU-tasks grace period waits for.
+ */
+static void kprobe_point_destroy(struct kprobe_point *kpp)
+{
+	call_rcu_tasks(&kpp->rcu, kprobe_point_free_rcu);
 }
 
 static int __register_kprobe(struct kprobe *p)

@@ -17,6 +17,8 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -327,6 +329,11 @@ static void kpt_register_non_text(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_data_word, 42);
+	/* Addresses no symbol covers: user space, and the first kernel page */
+	kp.addr = (kprobe_opcode_t *)0x1000;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	kp.addr = (kprobe_opcode_t *)PAGE_OFFSET;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
 }
 
 static DEFINE_STATIC_KEY_FALSE(kpt_key);
@@ -845,6 +852,21 @@ static void kpt_insn_kinds(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 }
 
+/* The same without a post_handler: instructions that can be are boosted. */
+static void kpt_insn_kinds_boosted(struct kunit *test)
+{
+	const struct kpt_insn_case *c = test->param_value;
+	struct kprobe kp = { .pre_handler = kpt_pre_count };
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, c->name, &kp.addr);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2 * c->hits);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+}
+
 /*
  * A load that faults, with an exception-table fixup: probed, the fault is
  * taken by the out-of-line copy and must still reach the original
@@ -856,11 +878,16 @@ KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
 	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
 	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
 
+/*
+ * With and without a post_handler: an instruction with a fixup is never
+ * boosted, since a fault in the boosted copy would find no fixup.
+ */
 static void kpt_fault_in_stepped_insn(struct kunit *test)
 {
+	bool with_post = *(const bool *)test->param_value;
 	struct kprobe kp = {
 		.pre_handler = kpt_pre_count,
-		.post_handler = kpt_post_count,
+		.post_handler = with_post ? kpt_post_count : NULL,
 	};
 	kpt_insn_fn_t fn = kpt_insn_lookup(test, "fault_fixup", &kp.addr);
 	void *area = vmalloc(PAGE_SIZE);
@@ -879,7 +906,64 @@ static void kpt_fault_in_stepped_insn(struct kunit *test)
 	vfree(area);
 	/* The faulting hit ran its pre_handler; only the good one stepped. */
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
-	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, with_post ? 1 : 0);
+}
+
+static const bool kpt_post_handler_params[] = { true, false };
+
+static void kpt_post_handler_desc(const bool *with_post, char *desc)
+{
+	strscpy(desc, *with_post ? "post_handler" : "no post_handler",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_post_handler, kpt_post_handler_params,
+		  kpt_post_handler_desc);
+
+/*
+ * Not a pass/fail check: report what a hit costs for the three ways a
+ * probed instruction is replayed, for the record in the boot log.
+ */
+static u64 kpt_ns_per_call(kpt_insn_fn_t fn, long a, long b, int n)
+{
+	u64 start = ktime_get_ns();
+	int i;
+
+	for (i = 0; i < n; i++)
+		fn(a, b);
+	return div_u64(ktime_get_ns() - start, n);
+}
+
+static void kpt_hit_cost(struct kunit *test)
+{
+	static const struct {
+		const char *name, *how;
+		bool post;
+	} runs[] = {
+		{ "rip_load", "stepped (two traps)", true },
+		{ "rip_load", "boosted (one trap)", false },
+		{ "jcc_near", "emulated (one trap)", false },
+	};
+	const int n = 2000;
+	struct kprobe kp;
+	kpt_insn_fn_t fn;
+	u64 bare, hit;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(runs); i++) {
+		kp = (struct kprobe) {
+			.pre_handler = kpt_pre_count,
+			.post_handler = runs[i].post ? kpt_post_count : NULL,
+		};
+		fn = kpt_insn_lookup(test, runs[i].name, &kp.addr);
+		bare = kpt_ns_per_call(fn, 1, 2, n);
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		hit = kpt_ns_per_call(fn, 1, 2, n);
+		unregister_kprobe(&kp);
+		kunit_info(test, "%s: %llu ns per hit\n", runs[i].how,
+			   hit > bare ? hit - bare : 0);
+	}
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3 * n);
 }
 #endif /* CONFIG_X86_64 */
 
@@ -1037,7 +1121,9 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_disable_one_of_aggregate),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(kpt_insn_kinds, kpt_insn_gen_params),
-	KUNIT_CASE(kpt_fault_in_stepped_insn),
+	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
+	KUNIT_CASE_PARAM(kpt_fault_in_stepped_insn, kpt_post_handler_gen_params),
+	KUNIT_CASE(kpt_hit_cost),
 #endif
 	KUNIT_CASE(kpt_smp_register_unregister_race),
 	{}

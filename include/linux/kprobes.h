@@ -21,6 +21,7 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <asm/kprobes.h>
 
 #ifdef CONFIG_KPROBES
@@ -87,7 +88,8 @@ struct kprobe {
  * @armed: the breakpoint is in the text (kprobe_mutex)
  * @gone: the text under @addr was freed (kprobe_mutex)
  * @ainsn: the arch's replay of the probed instruction (immutable)
- * @rcu: frees the point after the last hit on it has finished
+ * @rcu: delays the release until no task can be running its slot
+ * @free_work: releases the point in process context
  *
  * Private to the kprobes core and the arch backends.
  */
@@ -101,6 +103,7 @@ struct kprobe_point {
 	bool gone;
 	struct arch_specific_insn ainsn;
 	struct rcu_head rcu;
+	struct work_struct free_work;
 };
 
 /**
@@ -206,6 +209,7 @@ extern struct kprobe kprobe_busy;
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
 void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
+bool kprobe_point_has_post_handler(struct kprobe_point *kpp);
 void kprobe_point_missed(struct kprobe_point *kpp);
 bool kprobe_save_prev(struct kprobe_ctlblk *kcb);
 void kprobe_restore_prev(struct kprobe_ctlblk *kcb);

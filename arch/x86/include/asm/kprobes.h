@@ -19,8 +19,13 @@ typedef u8 kprobe_opcode_t;
 
 #define BREAKPOINT_INSTRUCTION	0xcc
 
-/* A slot holds the copied instruction and the int3 that ends the step. */
-#define KPROBE_INSN_SLOT_SIZE	32
+/*
+ * A slot holds two copies of the probed instruction: at 0 the stepped one,
+ * followed by the int3 that ends the step; at KPROBE_BOOST_OFFSET the
+ * boosted one, followed by a jmp back to the original code.
+ */
+#define KPROBE_INSN_SLOT_SIZE	64
+#define KPROBE_BOOST_OFFSET	32
 
 /**
  * enum x86_kprobe_replay - how the probed instruction is replayed on a hit
@@ -61,6 +66,8 @@ enum x86_kprobe_replay {
  * @len: length of the original instruction
  * @cc: condition code of a jcc, or which of the loop family
  * @reg: pt_regs offset of the register of an indirect jmp/call
+ * @boostable: the copy at KPROBE_BOOST_OFFSET may be used: a hit that
+ *	needs no post_handler resumes there, without a second trap
  * @imm: stack bytes a "ret imm16" releases
  * @disp: displacement of a relative jmp/call/jcc/loop
  *
@@ -72,6 +79,7 @@ struct arch_specific_insn {
 	u8 len;
 	u8 cc;
 	u8 reg;
+	u8 boostable;
 	u16 imm;
 	s32 disp;
 };

@@ -14,13 +14,21 @@
  *         calls, jcc, loop, ret, cli, sti, popf and nops.  Nothing here
  *         may run from a copy, because it reads or writes the instruction
  *         pointer or IF.  The post_handlers run at once and the hit ends.
- *      b) Executed out of line: the instruction was copied into a slot,
- *         with a RIP-relative displacement re-targeted, and an int3 put
- *         behind it.  The handler returns into the slot with IF cleared,
- *         so that nothing but an NMI can run on this CPU until step 4.
+ *      b) Boosted: if no post_handler has to run and the instruction
+ *         has no exception-table fixup, the handler returns into a copy
+ *         that is followed by a jmp back to the original code.  The hit
+ *         is over: one trap in all.
+ *      c) Executed out of line: the handler returns into a copy followed
+ *         by an int3, with IF cleared, so that nothing but an NMI can run
+ *         on this CPU until step 4.
+ *      Both copies have a RIP-relative displacement re-targeted.
  *   4. The int3 behind the copy traps.  The handler moves regs->ip to the
  *      instruction after the original, gives back IF (and fixes the flags
  *      a pushf stored), and runs the post_handlers.
+ *
+ * A task may be interrupted, and with CONFIG_PREEMPTION preempted, inside
+ * a boosted copy; so a slot is only released after an RCU-tasks grace
+ * period (see arch_remove_kprobe_point()).
  *
  * A probe hit while this CPU is inside steps 2-4 (from a handler, or from an
  * NMI) runs no handler: it counts as missed and only replays its
@@ -34,6 +42,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
@@ -233,32 +242,65 @@ static int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
-/* Copy the instruction into a slot, with an int3 behind it. */
+/*
+ * Copy the instruction to @slot + @where, retargeting a RIP-relative
+ * displacement so that the copy addresses what the original does.
+ */
+static int x86_copy_insn(u8 *copy, const u8 *buf, struct insn *insn,
+			 kprobe_opcode_t *orig, kprobe_opcode_t *where)
+{
+	s64 disp;
+
+	memcpy(copy, buf, insn->length);
+	if (!insn_rip_relative(insn))
+		return 0;
+	disp = (s64)insn->displacement.value + ((long)orig - (long)where);
+	if (disp != (s32)disp)
+		return -ERANGE;
+	put_unaligned((s32)disp, (s32 *)(copy + insn_offset_displacement(insn)));
+	return 0;
+}
+
+/*
+ * Fill a slot: the stepped copy with an int3 behind it and, for a
+ * boostable instruction, the boosted copy with a jmp back behind it.
+ */
 static int x86_prepare_slot(struct kprobe_point *kpp, const u8 *buf,
 			    struct insn *insn)
 {
-	u8 copy[MAX_INSN_SIZE + INT3_INSN_SIZE];
-	kprobe_opcode_t *slot;
-	s64 disp;
+	u8 copy[KPROBE_INSN_SLOT_SIZE];
+	kprobe_opcode_t *slot, *boost, *next;
+	int len = insn->length, ret;
+
+	BUILD_BUG_ON(MAX_INSN_SIZE + INT3_INSN_SIZE > KPROBE_BOOST_OFFSET);
+	BUILD_BUG_ON(KPROBE_BOOST_OFFSET + MAX_INSN_SIZE + JMP32_INSN_SIZE >
+		     KPROBE_INSN_SLOT_SIZE);
 
 	slot = get_insn_slot();
 	if (!slot)
 		return -ENOMEM;
-	memcpy(copy, buf, insn->length);
-	copy[insn->length] = INT3_INSN_OPCODE;
+	boost = slot + KPROBE_BOOST_OFFSET;
+	next = kpp->addr + len;
+	memset(copy, INT3_INSN_OPCODE, sizeof(copy));
 
-	if (insn_rip_relative(insn)) {
-		/* Point the displacement at the original target again. */
-		disp = (s64)insn->displacement.value +
-		       ((long)kpp->addr - (long)slot);
-		if (disp != (s32)disp) {
-			free_insn_slot(slot);
-			return -ERANGE;
-		}
-		put_unaligned((s32)disp,
-			      (s32 *)(copy + insn_offset_displacement(insn)));
+	ret = x86_copy_insn(copy, buf, insn, kpp->addr, slot);
+	if (!ret)
+		ret = x86_copy_insn(copy + KPROBE_BOOST_OFFSET, buf, insn,
+				    kpp->addr, boost);
+	if (ret) {
+		free_insn_slot(slot);
+		return ret;
 	}
-	text_poke_copy(slot, copy, insn->length + INT3_INSN_SIZE);
+	/*
+	 * Faults in the copy are moved back to the original instruction only
+	 * while the step is tracked; a fixup would not be found from the
+	 * boosted copy.
+	 */
+	kpp->ainsn.boostable = !search_exception_tables((unsigned long)kpp->addr);
+	__text_gen_insn(copy + KPROBE_BOOST_OFFSET + len, JMP32_INSN_OPCODE,
+			boost + len, next, JMP32_INSN_SIZE);
+
+	text_poke_copy(slot, copy, sizeof(copy));
 	kpp->ainsn.insn = slot;
 	return 0;
 }
@@ -295,7 +337,8 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp)
 
 /**
  * arch_remove_kprobe_point() - release what arch_prepare_kprobe_point() took
- * @kpp: a point no CPU can be replaying any more
+ * @kpp: a point no CPU can be replaying any more, and no task can be
+ *	inside a boosted copy of (an RCU-tasks grace period has passed)
  *
  * Context: process context, may sleep.
  */
@@ -497,12 +540,25 @@ NOKPROBE_SYMBOL(x86_replay_done);
 static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		       struct kprobe_ctlblk *kcb)
 {
-	if (kcb->status != KPROBE_REENTER)
+	bool reenter = kcb->status == KPROBE_REENTER;
+
+	if (!reenter)
 		kcb->status = KPROBE_HIT_SS;
 
 	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
 		x86_emulate_insn(kpp, regs);
 		x86_replay_done(kpp, regs, kcb);
+		return;
+	}
+
+	if (kpp->ainsn.boostable &&
+	    (reenter || !kprobe_point_has_post_handler(kpp))) {
+		/* Step 3b: no second trap; the hit ends here. */
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+		if (reenter)
+			kprobe_restore_prev(kcb);
+		else
+			reset_current_kprobe();
 		return;
 	}
 
