@@ -79,4 +79,15 @@ check module-probe-gone grep -q '\[GONE\]' $D/list
 check gone-probe-unregisters rmmod kprobe_example
 check list-empty-after-module-gone test -z "$(cat $D/list)"
 
+# --- the kretprobe sample ---------------------------------------------------
+dmesg -c > /dev/null
+check kretprobe-sample-loads insmod $M/kretprobe_example.ko
+sh -c true
+echo "guest: the kretprobe sample's output:"
+dmesg | grep -E 'ret_handler' | head -n 2
+check kretprobe-sample-reports sh -c "dmesg | grep -qE 'ret_handler: kernel_clone returned [0-9]+ and took [0-9]+ ns'"
+check kretprobe-sample-listed grep -qE '^[0-9a-f]{16}  r  kernel_clone\+0x[0-9a-f]+$' $D/list
+check kretprobe-sample-unloads rmmod kretprobe_example
+check list-empty-after-kretprobe-unload test -z "$(cat $D/list)"
+
 echo "guest-check: end"

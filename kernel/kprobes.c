@@ -350,6 +350,7 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
 			       bool *on_func_entry)
 {
 	unsigned long sym_offset;
+	bool entry_ignored;
 
 	if (!!addr == !!symbol_name)
 		return -EINVAL;
@@ -364,6 +365,10 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
 		return symbol_name ? -ENOENT : -EINVAL;
 	*out = arch_adjust_kprobe_addr((unsigned long)addr, sym_offset,
 				       on_func_entry);
+	/* A position the arch moved the entry to (past ENDBR) is the entry too. */
+	*on_func_entry = *out == arch_adjust_kprobe_addr((unsigned long)addr -
+							 sym_offset, 0,
+							 &entry_ignored);
 	return 0;
 }
 
@@ -436,7 +441,8 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 	return ret;
 }
 
-static bool kprobe_is_registered(struct kprobe *p)
+/* Is @p registered?  Scans every point: registration is not a fast path. */
+bool kprobe_is_registered_locked(struct kprobe *p)
 {
 	struct kprobe_point *kpp;
 	struct kprobe *q;
@@ -512,7 +518,7 @@ static int __register_kprobe(struct kprobe *p)
 		return ret;
 
 	mutex_lock(&kprobe_mutex);
-	if (kprobe_is_registered(p)) {
+	if (kprobe_is_registered_locked(p)) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -609,7 +615,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		return;
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
-		if (kps[i] && kprobe_is_registered(kps[i]))
+		if (kps[i] && kprobe_is_registered_locked(kps[i]))
 			__unregister_kprobe_locked(kps[i], &to_free);
 		else if (kps[i])
 			kps[i]->point = NULL;
@@ -676,7 +682,7 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 	if (!p)
 		return -EINVAL;
 	mutex_lock(&kprobe_mutex);
-	if (!kprobe_is_registered(p)) {
+	if (!kprobe_is_registered_locked(p)) {
 		ret = -EINVAL;
 	} else if (!disabled && kprobe_gone(p)) {
 		ret = -EINVAL;

@@ -2,8 +2,9 @@
 /*
  * kprobes debugfs interface: /sys/kernel/debug/kprobes/
  *
- *   list       every registered probe, one line each:
- *              "<address>  k  <symbol>+0x<offset>  [<module>] [GONE][DISABLED]..."
+ *   list       every registered probe, one line each: "<address>  <k|r>
+ *              <symbol>+0x<offset>  [<module>]  [GONE][DISABLED]..."
+ *              (k: kprobe, r: the entry probe of a kretprobe)
  *   enabled    "1" while registered probes are armed; write 0 or 1
  *   blacklist  "0x<start>-0x<end>\t<symbol>" for each refused range
  *
@@ -34,7 +35,8 @@ static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
 	const char *sym;
 	char *modname;
 
-	seq_printf(m, "%016lx  k  ", kprobe_address_for(m, p->addr));
+	seq_printf(m, "%016lx  %c  ", kprobe_address_for(m, p->addr),
+		   kprobe_is_kretprobe(p) ? 'r' : 'k');
 	sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset, &modname,
 			      namebuf);
 	if (sym)

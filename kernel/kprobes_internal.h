@@ -21,6 +21,16 @@ extern bool kprobes_all_disarmed;
 
 int kprobes_set_armed(bool armed);
 
+#ifdef CONFIG_KRETPROBES
+bool kprobe_is_kretprobe(struct kprobe *p);
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+#endif
+bool kprobe_is_registered_locked(struct kprobe *p);
+
 /**
  * struct kprobe_blacklist_entry - a range of text that must not be probed
  * @list: entry in kprobe_blacklist (kprobe_blacklist_lock; RCU)

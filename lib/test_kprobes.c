@@ -22,6 +22,9 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/stacktrace.h>
+#include <linux/completion.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
@@ -142,14 +145,18 @@ static void kpt_register_symbol_fires(struct kunit *test)
 }
 
 #ifdef CONFIG_X86
-/* The offset of the second instruction of @fn, found with the decoder. */
+/*
+ * The offset of the second instruction of @fn, not counting an ENDBR (a
+ * probe just past it is still on the function's entry).
+ */
 static unsigned int kpt_second_insn_offset(void *fn)
 {
+	unsigned int start = is_endbr(*(u32 *)fn) ? ENDBR_INSN_SIZE : 0;
 	struct insn insn;
 
-	if (insn_decode_kernel(&insn, fn) < 0)
+	if (insn_decode_kernel(&insn, fn + start) < 0)
 		return 0;
-	return insn.length;
+	return start + insn.length;
 }
 #else
 static unsigned int kpt_second_insn_offset(void *fn)
@@ -1090,6 +1097,622 @@ static void kpt_smp_register_unregister_race(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_smp.wrong_results), 0);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Return probes                                                           */
+/* ---------------------------------------------------------------------- */
+
+#ifdef CONFIG_KRETPROBES
+static struct {
+	atomic_t entries;
+	atomic_t returns;
+	atomic_t bad_values;
+	atomic_t order;			/* handler call sequence, for nesting */
+	int first_return;		/* which handler returned first */
+	unsigned long ret_addr;		/* as recorded at entry */
+	bool trace_has_ret_addr;
+	bool trace_has_outer_ret_addr;
+	bool trace_has_trampoline;
+	bool regs_trace_starts_at_ret;
+	unsigned long outer_ret_addr;
+} kpt_rp;
+
+static noinline __noipa int kpt_rp_target(int a)
+{
+	return a * 3 + 1;
+}
+
+static noinline __noipa int kpt_rp_caller(int a)
+{
+	return kpt_rp_target(a) + 1;
+}
+
+static noinline __noipa int kpt_rp_recursive(int n)
+{
+	int r = 0;
+
+	if (n)
+		r = kpt_rp_recursive(n - 1) + 2;
+	/* Keeps the compiler from turning the recursion into a loop */
+	barrier_data(&r);
+	return r;
+}
+
+static int kpt_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpt_rp.entries);
+	return 0;
+}
+
+static int kpt_rp_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpt_rp.returns);
+	return 0;
+}
+
+static int kpt_rp_init(struct kunit *test)
+{
+	memset(&kpt_rp, 0, sizeof(kpt_rp));
+	return kpt_test_init(test);
+}
+
+#define KPT_KRETPROBE(fn, h)	{ .kp.addr = (kprobe_opcode_t *)(fn),	\
+				  .entry_handler = kpt_rp_entry,	\
+				  .handler = (h) }
+
+static int kpt_rp_check_value(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	int arg = *(int *)ri->data;
+
+	if (regs_return_value(regs) != arg * 3 + 1)
+		atomic_inc(&kpt_rp.bad_values);
+	if (instruction_pointer(regs) != get_kretprobe_retaddr(ri))
+		atomic_inc(&kpt_rp.bad_values);
+	if (preemptible())
+		atomic_inc(&kpt_rp.bad_values);
+	return kpt_rp_return(ri, regs);
+}
+
+static int kpt_rp_save_arg(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	*(int *)ri->data = (int)regs_get_kernel_argument(regs, 0);
+	return kpt_rp_entry(ri, regs);
+}
+
+static void kpt_kretprobe_return_value(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_target,
+		.entry_handler = kpt_rp_save_arg,
+		.handler = kpt_rp_check_value,
+		.data_size = sizeof(int),
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, kpt_rp_target(i), i * 3 + 1);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(5), 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
+static int kpt_rp_entry_refuses(struct kretprobe_instance *ri,
+				struct pt_regs *regs)
+{
+	atomic_inc(&kpt_rp.entries);
+	return 1;
+}
+
+static void kpt_kretprobe_entry_handler_skips(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_target,
+		.entry_handler = kpt_rp_entry_refuses,
+		.handler = kpt_rp_return,
+		.maxactive = 1,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	/* The refused instance went back: the single one is free again. */
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(2), 7);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 0);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
+static void kpt_kretprobe_bad_registrations(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	unsigned int off = kpt_second_insn_offset(kpt_rp_target);
+
+	KUNIT_EXPECT_EQ(test, register_kretprobe(NULL), -EINVAL);
+	rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
+	rp.data_size = 0;
+	rp.maxactive = KRETPROBE_MAX_ACTIVE + 1;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
+	rp.maxactive = 0;
+	/* Not a function entry */
+	rp.kp.addr = NULL;
+	rp.kp.symbol_name = "kpt_rp_target";
+	rp.kp.offset = off;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	rp.kp.symbol_name = "kpt_no_such_symbol_anywhere";
+	rp.kp.offset = 0;
+	KUNIT_EXPECT_NE(test, register_kretprobe(&rp), 0);
+	/* Registered twice */
+	rp.kp.symbol_name = "kpt_rp_target";
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	unregister_kretprobe(&rp);
+	unregister_kretprobe(&rp);
+	unregister_kretprobe(NULL);
+	unregister_kretprobes(NULL, 2);
+	KUNIT_EXPECT_EQ(test, register_kretprobes(NULL, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+}
+
+static void kpt_kretprobe_disable_enable(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kretprobe(&rp), 0);
+	kpt_rp_target(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 0);
+	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), 0);
+	kpt_rp_target(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+	unregister_kretprobe(&rp);
+}
+
+static void kpt_kretprobe_batch_rollback(struct kunit *test)
+{
+	struct kretprobe a = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct kretprobe b = KPT_KRETPROBE(kpt_rp_recursive, kpt_rp_return);
+	struct kretprobe bad = { .kp.symbol_name = "kpt_rp_target",
+				 .kp.offset = 1 };
+	struct kretprobe *rps[] = { &a, &b, &bad };
+
+	KUNIT_EXPECT_NE(test, register_kretprobes(rps, ARRAY_SIZE(rps)), 0);
+	kpt_rp_target(1);
+	kpt_rp_recursive(0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobes(rps, 2), 0);
+	kpt_rp_target(1);
+	kpt_rp_recursive(0);
+	unregister_kretprobes(rps, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+}
+
+static void kpt_kretprobe_recursion(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_recursive, kpt_rp_return);
+
+	rp.maxactive = 20;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_recursive(9), 18);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 10);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
+static void kpt_kretprobe_recursion_exhausts(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_recursive, kpt_rp_return);
+
+	rp.maxactive = 3;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_recursive(9), 18);
+	unregister_kretprobe(&rp);
+	/* The three outermost calls are tracked, the seven deeper are not. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 3);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 7);
+}
+
+static int kpt_rp_inner_return(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	if (!kpt_rp.first_return)
+		kpt_rp.first_return = 1;
+	return kpt_rp_return(ri, regs);
+}
+
+static int kpt_rp_outer_return(struct kretprobe_instance *ri,
+			       struct pt_regs *regs)
+{
+	if (!kpt_rp.first_return)
+		kpt_rp.first_return = 2;
+	if (regs_return_value(regs) != 3 * 3 + 2)
+		atomic_inc(&kpt_rp.bad_values);
+	return kpt_rp_return(ri, regs);
+}
+
+static void kpt_kretprobe_nested(struct kunit *test)
+{
+	struct kretprobe inner = KPT_KRETPROBE(kpt_rp_target, kpt_rp_inner_return);
+	struct kretprobe outer = KPT_KRETPROBE(kpt_rp_caller, kpt_rp_outer_return);
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&inner), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&outer), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_caller(3), 11);
+	unregister_kretprobe(&outer);
+	unregister_kretprobe(&inner);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+	KUNIT_EXPECT_EQ(test, kpt_rp.first_return, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+static void kpt_kretprobe_two_on_one_function(struct kunit *test)
+{
+	struct kretprobe a = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct kretprobe b = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_target,
+		.entry_handler = kpt_rp_save_arg,
+		.handler = kpt_rp_check_value,
+		.data_size = sizeof(int),
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_caller(4), 14);
+	unregister_kretprobe(&a);
+	KUNIT_EXPECT_EQ(test, kpt_rp_caller(5), 17);
+	unregister_kretprobe(&b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+static void kpt_kprobe_and_kretprobe_on_one_function(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct kprobe kp = KPT_PROBE(kpt_rp_target);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(2), 7);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(3), 10);
+	unregister_kretprobe(&rp);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+}
+
+/* Stack traces from a return handler */
+
+#define KPT_TRACE_DEPTH	32
+
+static void kpt_rp_scan_trace(unsigned long *trace, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (trace[i] == kpt_rp.ret_addr)
+			kpt_rp.trace_has_ret_addr = true;
+		if (kpt_rp.outer_ret_addr && trace[i] == kpt_rp.outer_ret_addr)
+			kpt_rp.trace_has_outer_ret_addr = true;
+		if (is_kretprobe_trampoline(trace[i]))
+			kpt_rp.trace_has_trampoline = true;
+	}
+}
+
+static int kpt_rp_record_ret_addr(struct kretprobe_instance *ri,
+				  struct pt_regs *regs)
+{
+	kpt_rp.ret_addr = get_kretprobe_retaddr(ri);
+	return kpt_rp_entry(ri, regs);
+}
+
+static int kpt_rp_record_outer_ret_addr(struct kretprobe_instance *ri,
+					struct pt_regs *regs)
+{
+	kpt_rp.outer_ret_addr = get_kretprobe_retaddr(ri);
+	return kpt_rp_entry(ri, regs);
+}
+
+static int kpt_rp_trace(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned long trace[KPT_TRACE_DEPTH];
+	unsigned int n;
+
+	n = stack_trace_save(trace, KPT_TRACE_DEPTH, 0);
+	kpt_rp_scan_trace(trace, n);
+	return kpt_rp_return(ri, regs);
+}
+
+static int kpt_rp_trace_regs(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	unsigned long trace[KPT_TRACE_DEPTH];
+	unsigned int n;
+
+	n = stack_trace_save_regs(regs, trace, KPT_TRACE_DEPTH, 0);
+	kpt_rp.regs_trace_starts_at_ret = n && trace[0] == kpt_rp.ret_addr;
+	kpt_rp_scan_trace(trace, n);
+	return kpt_rp_return(ri, regs);
+}
+
+static const bool kpt_trace_regs_params[] = { false, true };
+
+static void kpt_trace_desc(const bool *regs, char *desc)
+{
+	strscpy(desc, *regs ? "stack_trace_save_regs" : "stack_trace_save",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_trace, kpt_trace_regs_params, kpt_trace_desc);
+
+static void kpt_kretprobe_stack_trace(struct kunit *test)
+{
+	bool use_regs = *(const bool *)test->param_value;
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_target,
+		.entry_handler = kpt_rp_record_ret_addr,
+		.handler = use_regs ? kpt_rp_trace_regs : kpt_rp_trace,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_caller(1), 5);
+	unregister_kretprobe(&rp);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+	/* The real return address, inside kpt_rp_caller(), is there... */
+	KUNIT_EXPECT_TRUE(test, kpt_rp.trace_has_ret_addr);
+	/* ...and the trampoline's address never stands in for one. */
+	KUNIT_EXPECT_FALSE(test, kpt_rp.trace_has_trampoline);
+	if (use_regs)
+		KUNIT_EXPECT_TRUE(test, kpt_rp.regs_trace_starts_at_ret);
+}
+
+static void kpt_kretprobe_nested_stack_trace(struct kunit *test)
+{
+	bool use_regs = *(const bool *)test->param_value;
+	struct kretprobe inner = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_target,
+		.entry_handler = kpt_rp_record_ret_addr,
+		.handler = use_regs ? kpt_rp_trace_regs : kpt_rp_trace,
+	};
+	struct kretprobe outer = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_caller,
+		.entry_handler = kpt_rp_record_outer_ret_addr,
+		.handler = kpt_rp_return,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&outer), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&inner), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_caller(2), 8);
+	unregister_kretprobe(&inner);
+	unregister_kretprobe(&outer);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+	/* Both frames, each behind a trampoline, show their real callers. */
+	KUNIT_EXPECT_TRUE(test, kpt_rp.trace_has_ret_addr);
+	KUNIT_EXPECT_TRUE(test, kpt_rp.trace_has_outer_ret_addr);
+	KUNIT_EXPECT_FALSE(test, kpt_rp.trace_has_trampoline);
+}
+
+/* Calls that sleep inside the probed function */
+
+static DECLARE_COMPLETION(kpt_rp_release);
+static atomic_t kpt_rp_sleepers;
+
+static noinline __noipa int kpt_rp_sleeper(int a)
+{
+	atomic_inc(&kpt_rp_sleepers);
+	wait_for_completion(&kpt_rp_release);
+	return a + 7;
+}
+
+static int kpt_rp_sleeper_thread(void *arg)
+{
+	if (kpt_rp_sleeper((long)arg) != (long)arg + 7)
+		atomic_inc(&kpt_rp.bad_values);
+	return 0;
+}
+
+/* Start @n threads in kpt_rp_sleeper(); true once all are inside. */
+static bool kpt_rp_start_sleepers(struct task_struct **tasks, int n)
+{
+	unsigned long deadline = jiffies + 10 * HZ;
+	int i;
+
+	reinit_completion(&kpt_rp_release);
+	atomic_set(&kpt_rp_sleepers, 0);
+	for (i = 0; i < n; i++) {
+		tasks[i] = kthread_run(kpt_rp_sleeper_thread, (void *)(long)i,
+				       "kpt_rp_sleeper/%d", i);
+		if (IS_ERR(tasks[i]))
+			return false;
+		get_task_struct(tasks[i]);
+	}
+	while (atomic_read(&kpt_rp_sleepers) < n && time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(1);
+	return atomic_read(&kpt_rp_sleepers) == n;
+}
+
+static void kpt_rp_stop_sleepers(struct task_struct **tasks, int n)
+{
+	int i;
+
+	complete_all(&kpt_rp_release);
+	for (i = 0; i < n; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+}
+
+static void kpt_kretprobe_maxactive_exhausted(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
+	struct task_struct *tasks[5];
+	bool started;
+
+	rp.maxactive = 2;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	started = kpt_rp_start_sleepers(tasks, ARRAY_SIZE(tasks));
+	/* Two calls hold the two instances; three more find none. */
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
+	kpt_rp_stop_sleepers(tasks, ARRAY_SIZE(tasks));
+	KUNIT_ASSERT_TRUE(test, started);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+	/* Back in the pool: two more calls are tracked. */
+	complete_all(&kpt_rp_release);
+	kpt_rp_sleeper(1);
+	kpt_rp_sleeper(2);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 4);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+static void kpt_kretprobe_unregister_while_active(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
+	struct task_struct *tasks[3];
+	bool started;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	started = kpt_rp_start_sleepers(tasks, ARRAY_SIZE(tasks));
+	unregister_kretprobe(&rp);
+	/* The calls still return, to the right place, with no handler run. */
+	kpt_rp_stop_sleepers(tasks, ARRAY_SIZE(tasks));
+	KUNIT_ASSERT_TRUE(test, started);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+static DECLARE_COMPLETION(kpt_rp_exiting);
+
+static noinline __noipa int kpt_rp_maybe_exit(int exit)
+{
+	if (exit)
+		kthread_complete_and_exit(&kpt_rp_exiting, 0);
+	return 1;
+}
+
+static int kpt_rp_exit_thread(void *unused)
+{
+	return kpt_rp_maybe_exit(1);
+}
+
+static void kpt_kretprobe_task_exits_inside(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_maybe_exit, kpt_rp_return);
+	unsigned long deadline = jiffies + 10 * HZ;
+	struct task_struct *task;
+	int missed;
+
+	rp.maxactive = 1;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	reinit_completion(&kpt_rp_exiting);
+	task = kthread_run(kpt_rp_exit_thread, NULL, "kpt_rp_exit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&kpt_rp_exiting);
+	/* Its only instance comes back when the dead task is freed. */
+	do {
+		rcu_barrier();
+		missed = rp.nmissed;
+		kpt_rp_maybe_exit(0);
+	} while (rp.nmissed != missed && time_before(jiffies, deadline));
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, missed);
+	KUNIT_EXPECT_GE(test, atomic_read(&kpt_rp.returns), 1);
+}
+
+/* Every CPU calls a kretprobed function at once. */
+static atomic_t kpt_rp_smp_stop;
+
+static int kpt_rp_smp_worker(void *unused)
+{
+	int i = 0;
+
+	while (!atomic_read(&kpt_rp_smp_stop)) {
+		if (kpt_rp_target(i) != i * 3 + 1)
+			atomic_inc(&kpt_rp.bad_values);
+		i++;
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void kpt_kretprobe_all_cpus(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct task_struct *workers[NR_CPUS] = {};
+	unsigned long deadline = jiffies + HZ;
+	int cpu;
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	atomic_set(&kpt_rp_smp_stop, 0);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		workers[cpu] = kthread_create_on_cpu(kpt_rp_smp_worker, NULL, cpu,
+						     "kpt_rp_smp/%u");
+		if (IS_ERR(workers[cpu]))
+			workers[cpu] = NULL;
+		else
+			wake_up_process(workers[cpu]);
+	}
+	cpus_read_unlock();
+	while (time_before(jiffies, deadline) &&
+	       atomic_read(&kpt_rp.returns) < 20000)
+		schedule_timeout_uninterruptible(1);
+	atomic_set(&kpt_rp_smp_stop, 1);
+	for_each_possible_cpu(cpu) {
+		if (workers[cpu])
+			kthread_stop(workers[cpu]);
+	}
+	unregister_kretprobe(&rp);
+	kunit_info(test, "%d calls tracked, %d missed\n",
+		   atomic_read(&kpt_rp.returns), rp.nmissed);
+	KUNIT_EXPECT_GT(test, atomic_read(&kpt_rp.returns), 0);
+	/* Every tracked entry had its return. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries),
+			atomic_read(&kpt_rp.returns));
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+static struct kunit_case kretprobes_testcases[] = {
+	KUNIT_CASE(kpt_kretprobe_return_value),
+	KUNIT_CASE(kpt_kretprobe_entry_handler_skips),
+	KUNIT_CASE(kpt_kretprobe_bad_registrations),
+	KUNIT_CASE(kpt_kretprobe_disable_enable),
+	KUNIT_CASE(kpt_kretprobe_batch_rollback),
+	KUNIT_CASE(kpt_kretprobe_recursion),
+	KUNIT_CASE(kpt_kretprobe_recursion_exhausts),
+	KUNIT_CASE(kpt_kretprobe_nested),
+	KUNIT_CASE(kpt_kretprobe_two_on_one_function),
+	KUNIT_CASE(kpt_kprobe_and_kretprobe_on_one_function),
+	KUNIT_CASE_PARAM(kpt_kretprobe_stack_trace, kpt_trace_gen_params),
+	KUNIT_CASE_PARAM(kpt_kretprobe_nested_stack_trace, kpt_trace_gen_params),
+	KUNIT_CASE(kpt_kretprobe_maxactive_exhausted),
+	KUNIT_CASE(kpt_kretprobe_unregister_while_active),
+	KUNIT_CASE(kpt_kretprobe_task_exits_inside),
+	KUNIT_CASE(kpt_kretprobe_all_cpus),
+	{}
+};
+
+static struct kunit_suite kretprobes_test_suite = {
+	.name = "kretprobes_test",
+	.init = kpt_rp_init,
+	.test_cases = kretprobes_testcases,
+};
+#endif /* CONFIG_KRETPROBES */
+
 static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_register_addr_fires),
 	KUNIT_CASE(kpt_register_symbol_fires),
@@ -1135,7 +1758,11 @@ static struct kunit_suite kprobes_test_suite = {
 	.test_cases = kprobes_testcases,
 };
 
+#ifdef CONFIG_KRETPROBES
+kunit_test_suites(&kprobes_test_suite, &kretprobes_test_suite);
+#else
 kunit_test_suites(&kprobes_test_suite);
+#endif
 
 MODULE_DESCRIPTION("KUnit tests for kprobes");
 MODULE_LICENSE("GPL");

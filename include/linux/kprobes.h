@@ -16,6 +16,7 @@
 #include <linux/compiler.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
@@ -316,15 +317,23 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
  * users build; it works where the architecture selects HAVE_KRETPROBES.
  */
 
+/* Limits of register_kretprobe() */
+#define KRETPROBE_MAX_DATA_SIZE	4096
+#define KRETPROBE_MAX_ACTIVE	4096
+
+struct kretprobe_pool;
+
 /**
  * struct kretprobe - a probe on the return of a function
- * @kp: the entry probe; set its addr or symbol_name
+ * @kp: the entry probe; set its addr or symbol_name (a function entry)
  * @handler: runs when the function returns
  * @entry_handler: runs on entry; a non-zero return skips @handler for
  *	this call
- * @maxactive: how many calls can be tracked at once (<= 0: a default)
+ * @maxactive: how many calls can be tracked at once (<= 0: the default,
+ *	max(10, 2 * possible CPUs))
  * @nmissed: calls that found no free instance
  * @data_size: bytes of private data in each instance
+ * @pool: the instances (private; set while registered)
  */
 struct kretprobe {
 	struct kprobe kp;
@@ -333,21 +342,36 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
+	struct kretprobe_pool *pool;
 };
 
 /**
  * struct kretprobe_instance - one tracked call of a kretprobed function
- * @rp: the kretprobe
+ * @llist: entry in the pool's free list, or the task's list while in use
+ * @pool: the pool it belongs to
  * @ret_addr: where the function returns to
- * @task: the task that made the call
- * @data: @rp->data_size bytes private to the handlers
+ * @fp: where on the stack the return address was
+ * @data: private to the handlers, &struct kretprobe data_size bytes
  */
 struct kretprobe_instance {
-	struct kretprobe *rp;
+	struct llist_node llist;
+	struct kretprobe_pool *pool;
 	kprobe_opcode_t *ret_addr;
-	struct task_struct *task;
+	void *fp;
 	char data[];
 };
+
+/**
+ * get_kretprobe_retaddr() - where the probed call returns to
+ * @ri: the instance
+ *
+ * Context: a kretprobe handler.
+ * Return: the real return address.
+ */
+static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->ret_addr;
+}
 
 #ifdef CONFIG_KRETPROBES
 int register_kretprobe(struct kretprobe *rp);
@@ -356,7 +380,30 @@ int register_kretprobes(struct kretprobe **rps, int num);
 void unregister_kretprobes(struct kretprobe **rps, int num);
 int enable_kretprobe(struct kretprobe *rp);
 int disable_kretprobe(struct kretprobe *rp);
+struct kretprobe *get_kretprobe(struct kretprobe_instance *ri);
 void kprobe_flush_task(struct task_struct *tk);
+unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
+				      struct llist_node **cur);
+
+/* Between the core and the arch's return trampoline */
+void kretprobe_trampoline(void);
+void arch_prepare_kretprobe(struct kretprobe_instance *ri,
+			    struct pt_regs *regs);
+void arch_kretprobe_divert(struct kretprobe_instance *ri, struct pt_regs *regs);
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
+void kretprobe_lost_return(void);
+
+/**
+ * is_kretprobe_trampoline() - is @addr the return trampoline?
+ * @addr: a return address found on a stack
+ *
+ * Context: any.
+ * Return: true if @addr is a return address kretprobes put there.
+ */
+static inline bool is_kretprobe_trampoline(unsigned long addr)
+{
+	return addr == (unsigned long)kretprobe_trampoline;
+}
 #else
 static inline int register_kretprobe(struct kretprobe *rp)
 {
@@ -386,6 +433,11 @@ static inline int disable_kretprobe(struct kretprobe *rp)
 	return -EOPNOTSUPP;
 }
 
+static inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	return NULL;
+}
+
 static inline void kprobe_flush_task(struct task_struct *tk)
 {
 }
@@ -395,11 +447,6 @@ static inline bool is_kretprobe_trampoline(unsigned long addr)
 	return false;
 }
 #endif /* CONFIG_KRETPROBES */
-
-static inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
-{
-	return ri->rp;
-}
 
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
