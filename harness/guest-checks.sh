@@ -90,4 +90,18 @@ check kretprobe-sample-listed grep -qE '^[0-9a-f]{16}  r  kernel_clone\+0x[0-9a-
 check kretprobe-sample-unloads rmmod kretprobe_example
 check list-empty-after-kretprobe-unload test -z "$(cat $D/list)"
 
+# --- nothing of ours leaked (KUnit runs included) -----------------------------
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	# kmemleak reports only objects older than five seconds.
+	sleep 6
+	echo scan > /sys/kernel/debug/kmemleak
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > /tmp/leaks
+	echo "guest: kmemleak: $(grep -c 'unreferenced object' /tmp/leaks) unreferenced objects in all"
+	grep -B2 -A20 -E 'kprobe|kretprobe|kpt_' /tmp/leaks | head -n 40
+	check no-leaks-from-kprobes sh -c "! grep -qE 'kprobe|kretprobe|kpt_' /tmp/leaks"
+else
+	notok kmemleak-available
+fi
+
 echo "guest-check: end"

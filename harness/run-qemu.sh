@@ -22,7 +22,7 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,modules}
 cp "$busybox" "$root/bin/busybox"
-for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg \
+for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
 	   reboot sed wc head tail test printf cut tr seq ls uname sync; do
 	ln -s busybox "$root/bin/$app"
 done

@@ -394,6 +394,17 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
 void kretprobe_lost_return(void);
 
 /**
+ * kretprobe_trampoline_addr() - the address kretprobes put in return slots
+ *
+ * Context: any.
+ * Return: the address of the arch's return trampoline.
+ */
+static inline void *kretprobe_trampoline_addr(void)
+{
+	return (void *)kretprobe_trampoline;
+}
+
+/**
  * is_kretprobe_trampoline() - is @addr the return trampoline?
  * @addr: a return address found on a stack
  *
@@ -402,7 +413,7 @@ void kretprobe_lost_return(void);
  */
 static inline bool is_kretprobe_trampoline(unsigned long addr)
 {
-	return addr == (unsigned long)kretprobe_trampoline;
+	return addr == (unsigned long)kretprobe_trampoline_addr();
 }
 #else
 static inline int register_kretprobe(struct kretprobe *rp)
@@ -440,6 +451,11 @@ static inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
 
 static inline void kprobe_flush_task(struct task_struct *tk)
 {
+}
+
+static inline void *kretprobe_trampoline_addr(void)
+{
+	return NULL;
 }
 
 static inline bool is_kretprobe_trampoline(unsigned long addr)
