@@ -1,22 +1,36 @@
 #!/usr/bin/env bash
-# make check: build, boot with the KUnit suite and the guest checks, judge
-# the log, and check our sources with checkpatch and kernel-doc.
-# Ends with one summary line "N passed, N failed".
+# make check: for each architecture, build, boot with the KUnit suites and
+# the guest checks, and judge the log; then check our sources with
+# checkpatch, kernel-doc and sparse.  Ends with one summary line
+# "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
+arches=${CHECK_ARCHES:-x86_64}
 results=$CACHE/results
 mkdir -p "$results"
 total_pass=0 total_fail=0
 
-image=$("$REPO/harness/build.sh" | tail -n 1)
-log=$results/$ARCH-console.log
-"$REPO/harness/run-qemu.sh" "$image" "$REPO/harness/guest-checks.sh" "$log" || true
-if out=$("$REPO/harness/check-log.sh" "$log"); then :; fi
-echo "$out" | head -n -1
-line=$(echo "$out" | tail -n 1)
-total_pass=$((total_pass + $(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')))
-total_fail=$((total_fail + $(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')))
-echo "console log: $log"
+count() {
+	local line=$1
+	total_pass=$((total_pass + $(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')))
+	total_fail=$((total_fail + $(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')))
+}
+
+for arch in $arches; do
+	log=$results/$arch-console.log
+	rm -f "$log"
+	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
+		ARCH=$arch "$REPO/harness/run-qemu.sh" "$image" \
+			"$REPO/harness/guest-checks.sh" "$log" || true
+		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
+		echo "$out" | head -n -1
+		count "$(echo "$out" | tail -n 1)"
+		echo "console log: $log"
+	else
+		echo "$arch: build failed"
+		total_fail=$((total_fail + 1))
+	fi
+done
 
 if "$REPO/harness/checkpatch.sh"; then
 	total_pass=$((total_pass + 1))

@@ -12,11 +12,12 @@ image=$1 script=$2 log=$3
 SMP=${SMP:-2}
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-900}
 
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] && file -L "$busybox" | grep -q 'statically linked' ||
-	busybox=/bin/busybox
+case "$ARCH" in
+x86_64)	busybox=/bin/busybox ;;
+arm64)	busybox=$CACHE/busybox-arm64 ;;
+esac
 file -L "$busybox" | grep -q 'statically linked' ||
-	die "a static busybox is needed (apt-get install busybox-static)"
+	die "a static busybox is needed at $busybox (make deps)"
 
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
@@ -48,7 +49,7 @@ x86_64)
 	qemu=(qemu-system-x86_64 -machine q35 -cpu max -m 1G)
 	console=ttyS0 ;;
 arm64)
-	qemu=(qemu-system-aarch64 -machine virt -cpu max -m 1G)
+	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max -m 1G)
 	console=ttyAMA0 ;;
 esac
 

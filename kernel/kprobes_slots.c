@@ -32,13 +32,13 @@
 /**
  * struct kprobe_insn_page - one page of instruction slots
  * @list: entry in kprobe_insn_pages (kprobe_slot_mutex; RCU)
- * @base: the page (immutable)
+ * @base: the page (immutable); slots are KPROBE_INSN_SLOT_SIZE bytes
  * @nused: slots in use (kprobe_slot_mutex)
  * @used: which slots are in use (kprobe_slot_mutex)
  */
 struct kprobe_insn_page {
 	struct list_head list;
-	kprobe_opcode_t *base;
+	void *base;
 	unsigned int nused;
 	DECLARE_BITMAP(used, SLOTS_PER_PAGE);
 };
@@ -46,14 +46,14 @@ struct kprobe_insn_page {
 static DEFINE_MUTEX(kprobe_slot_mutex);
 static LIST_HEAD(kprobe_insn_pages);
 
-/* A fresh page full of breakpoints, mapped read-only and executable. */
+/* A fresh page full of traps, mapped read-only and executable. */
 static void *kprobe_alloc_insn_page(void)
 {
 	void *page = module_alloc(PAGE_SIZE);
 
 	if (!page)
 		return NULL;
-	memset(page, BREAKPOINT_INSTRUCTION, PAGE_SIZE);
+	memset(page, KPROBE_INSN_PAGE_FILL, PAGE_SIZE);
 	/* vfree() must restore the direct map's permissions too. */
 	set_vm_flush_reset_perms(page);
 	set_memory_ro((unsigned long)page, 1);
@@ -112,13 +112,14 @@ void free_insn_slot(kprobe_opcode_t *slot)
 		return;
 	mutex_lock(&kprobe_slot_mutex);
 	list_for_each_entry(kip, &kprobe_insn_pages, list) {
-		if (slot >= kip->base && slot < kip->base + PAGE_SIZE)
+		if ((void *)slot >= kip->base &&
+		    (void *)slot < kip->base + PAGE_SIZE)
 			goto found;
 	}
 	WARN_ONCE(1, "kprobes: freeing unknown slot %p\n", slot);
 	goto out;
 found:
-	idx = (slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
+	idx = ((void *)slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
 	if (WARN_ON_ONCE(!__test_and_clear_bit(idx, kip->used)))
 		goto out;
 	if (--kip->nused)

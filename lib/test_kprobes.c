@@ -299,11 +299,18 @@ static void kpt_only_disabled_flag_taken(struct kunit *test)
 
 /* Symbols that must be refused: kprobes' own code, noinstr, entry code */
 static const char * const kpt_refused_symbols[] = {
-	"kprobe_int3_handler",
 	"kprobe_run_pre_handlers",
 	"kprobe_point_lookup",
+#ifdef CONFIG_X86
+	"kprobe_int3_handler",
 	"exc_int3",
 	"entry_SYSCALL_64",
+#endif
+#ifdef CONFIG_ARM64
+	"kprobe_brk_handler",
+	"do_debug_exception",
+	"el1h_64_sync",
+#endif
 };
 
 static void kpt_refused_desc(const char * const *sym, char *desc)
@@ -709,20 +716,28 @@ static void kpt_disable_one_of_aggregate(struct kunit *test)
 /* Instruction kinds                                                       */
 /* ---------------------------------------------------------------------- */
 
-#ifdef CONFIG_X86_64
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+#define KPT_HAVE_INSN_TESTS
 /*
  * Small assembly functions, each with one probed instruction at label 1.
  * kpt_insn_<name>_off holds the label's offset from the function start (a
  * difference of two labels, so no relocation into the middle of code).
- * Each takes (rdi, rsi) and returns rax; the tests find them, and call
+ * Each takes two arguments and returns one; the tests find them, and call
  * them, through kallsyms.
  */
+#ifdef CONFIG_X86_64
+#define KPT_INSN_ENTRY	"	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64 */
+#else
+#define KPT_INSN_ENTRY	""
+#endif
+
 #define KPT_INSN_FN(name, before, probed, after)			\
 	asm(".pushsection .text\n"					\
 	    ".globl kpt_insn_" #name "\n"				\
-	    ".type kpt_insn_" #name ", @function\n"			\
+	    ".type kpt_insn_" #name ", %function\n"				\
+	    ".balign 4\n"			\
 	    "kpt_insn_" #name ":\n"					\
-	    "	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"	/* endbr64 */		\
+	    KPT_INSN_ENTRY						\
 	    before							\
 	    "1:\n"							\
 	    probed							\
@@ -734,6 +749,41 @@ static void kpt_disable_one_of_aggregate(struct kunit *test)
 	    "kpt_insn_" #name "_off: .long 1b - kpt_insn_" #name "\n"	\
 	    ".popsection\n")
 
+typedef long (*kpt_insn_fn_t)(long a, long b);
+
+/* Find kpt_insn_<name> and the address of its probed instruction. */
+static kpt_insn_fn_t kpt_insn_lookup(struct kunit *test, const char *name,
+				     kprobe_opcode_t **probed)
+{
+	char sym[KSYM_NAME_LEN];
+	unsigned long fn, off;
+
+	snprintf(sym, sizeof(sym), "kpt_insn_%s", name);
+	fn = kallsyms_lookup_name(sym);
+	strlcat(sym, "_off", sizeof(sym));
+	off = kallsyms_lookup_name(sym);
+	KUNIT_ASSERT_NE(test, fn, 0UL);
+	KUNIT_ASSERT_NE(test, off, 0UL);
+	*probed = (kprobe_opcode_t *)(fn + *(const int *)off);
+	return (kpt_insn_fn_t)fn;
+}
+
+struct kpt_insn_case {
+	const char *name;
+	long a, b, expect;
+	int hits;
+};
+
+#define KPT_INSN_CASE_HITS(n, A, B, E, H)	{ #n, A, B, E, H }
+#define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
+
+/* Instructions that must be refused; their functions never run. */
+struct kpt_refused_insn {
+	const char *name;
+	int err;
+};
+
+#ifdef CONFIG_X86_64
 static long kpt_insn_data __used;
 
 asm(".pushsection .text\n"
@@ -780,15 +830,6 @@ KPT_INSN_FN(nop, "	mov %rdi, %rax\n", "	nop\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(cli, "	pushf\n", "	cli\n",
 	    "	pushf\n	pop %rax\n	and $0x200, %eax\n	popf\n	ret\n");
 
-struct kpt_insn_case {
-	const char *name;
-	long a, b, expect;
-	int hits;
-};
-
-#define KPT_INSN_CASE_HITS(n, A, B, E, H)	{ #n, A, B, E, H }
-#define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
-
 static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(rip_load, 11, 0, 11),
 	KPT_INSN_CASE(rip_store, 0, 12, 12),
@@ -811,31 +852,159 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(cli, 0, 0, 0),
 };
 
+static const struct kpt_refused_insn kpt_refused_insns[] = {
+	{ "hlt", -EINVAL },
+	{ "int3", -EINVAL },
+	{ "ud2", -EINVAL },
+	{ "jmp_mem", -EINVAL },
+	{ "int_n", -EINVAL },
+};
+
+KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
+KPT_INSN_FN(int3, "", "	int3\n", "	ret\n");
+KPT_INSN_FN(ud2, "", "	ud2\n", "	ret\n");
+KPT_INSN_FN(jmp_mem, "", "	jmp *kpt_insn_data(%rip)\n", "	ret\n");
+KPT_INSN_FN(int_n, "", "	int $0x20\n", "	ret\n");
+
+/* What kpt_hit_cost() measures: a stepped or boosted, an emulated kind */
+#define KPT_COST_STEPPED	"rip_load"
+#define KPT_COST_EMULATED	"jcc_near"
+KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
+	    "2:	movq (%rdi), %rdx\n",
+	    "	ret\n3:	mov $1, %eax\n	ret\n"
+	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
+	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
+
+#else /* CONFIG_ARM64 */
+asm(".pushsection .text\n"
+	".type kpt_insn_helper, %function\n"
+	".balign 4\n"
+	"kpt_insn_helper:\n"
+	"	add x0, x0, #100\n"
+	"	ret\n"
+	".size kpt_insn_helper, .-kpt_insn_helper\n"
+	".balign 8\n"
+	"kpt_insn_datum:\n"
+	"	.quad 1000\n"
+	".popsection\n");
+
+/* Simulated: they read the PC */
+KPT_INSN_FN(b, "	mov x2, x0\n", "	b 2f\n",
+	    "	mov x2, x1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(bl, "	stp x29, x30, [sp, #-16]!\n	mov x29, sp\n",
+	    "	bl kpt_insn_helper\n",
+	    "	add x0, x0, x1\n	ldp x29, x30, [sp], #16\n	ret\n");
+KPT_INSN_FN(b_cond, "	mov x2, x0\n	cmp x0, x1\n", "	b.eq 2f\n",
+	    "	add x2, x2, #1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(cbz, "	mov x2, #5\n", "	cbz x0, 2f\n",
+	    "	mov x2, x1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(cbnz_w, "	mov x2, #5\n", "	cbnz w0, 2f\n",
+	    "	mov x2, x1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(tbz, "	mov x2, #7\n", "	tbz x0, #33, 2f\n",
+	    "	mov x2, x1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(tbnz, "	mov x2, #7\n", "	tbnz x0, #3, 2f\n",
+	    "	mov x2, x1\n2:	mov x0, x2\n	ret\n");
+KPT_INSN_FN(br, "	adr x2, 2f\n	mov x3, x0\n", "	br x2\n",
+	    "	mov x3, x1\n2:	mov x0, x3\n	ret\n");
+KPT_INSN_FN(blr, "	stp x29, x30, [sp, #-16]!\n	mov x29, sp\n"
+	    "	adr x2, kpt_insn_helper\n", "	blr x2\n",
+	    "	add x0, x0, x1\n	ldp x29, x30, [sp], #16\n	ret\n");
+KPT_INSN_FN(ret, "	add x0, x0, x1\n", "	ret\n", "");
+KPT_INSN_FN(adr, "", "	adr x2, kpt_insn_datum\n",
+	    "	ldr x2, [x2]\n	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(adrp, "", "	adrp x2, kpt_insn_datum\n",
+	    "	add x2, x2, :lo12:kpt_insn_datum\n	ldr x2, [x2]\n"
+	    "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(ldr_lit_x, "", "	ldr x2, 3f\n",
+	    "	add x0, x2, x1\n	ret\n	.balign 8\n3:	.quad 1000\n");
+KPT_INSN_FN(ldr_lit_w, "", "	ldr w2, 3f\n",
+	    "	add x0, x2, x1\n	ret\n	.balign 4\n3:	.long 0xfffffff0\n");
+KPT_INSN_FN(ldrsw_lit, "", "	ldrsw x2, 3f\n",
+	    "	add x0, x2, x1\n	ret\n	.balign 4\n3:	.long -5\n");
+/* Stepped out of line (or boosted) */
+KPT_INSN_FN(add, "", "	add x0, x0, x1\n", "	ret\n");
+KPT_INSN_FN(stp, "", "	stp x0, x1, [sp, #-16]!\n",
+	    "	ldp x2, x3, [sp], #16\n	add x0, x2, x3\n	ret\n");
+KPT_INSN_FN(ldp, "	stp x0, x1, [sp, #-16]!\n", "	ldp x2, x3, [sp], #16\n",
+	    "	add x0, x2, x3\n	ret\n");
+KPT_INSN_FN(mov_sp, "", "	mov x2, sp\n",
+	    "	mov x3, sp\n	sub x2, x2, x3\n	add x0, x0, x2\n"
+	    "	add x0, x0, x1\n	ret\n");
+KPT_INSN_FN(nop, "	mov x2, x0\n", "	nop\n", "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(mrs_nzcv, "	cmp x0, x0\n", "	mrs x2, nzcv\n",
+	    "	lsr x0, x2, #30\n	and x0, x0, #1\n	ret\n");
+
+static const struct kpt_insn_case kpt_insn_cases[] = {
+	KPT_INSN_CASE(b, 11, 99, 11),
+	KPT_INSN_CASE(bl, 1, 2, 103),
+	KPT_INSN_CASE(b_cond, 12, 12, 12),	/* taken */
+	KPT_INSN_CASE(b_cond, 12, 13, 13),	/* not taken */
+	KPT_INSN_CASE(cbz, 0, 9, 5),		/* taken */
+	KPT_INSN_CASE(cbz, 1, 9, 9),		/* not taken */
+	KPT_INSN_CASE(cbnz_w, 1L << 32, 9, 9),	/* w0 == 0: not taken */
+	KPT_INSN_CASE(cbnz_w, 1, 9, 5),		/* taken */
+	KPT_INSN_CASE(tbz, 1L << 33, 9, 9),	/* bit set: not taken */
+	KPT_INSN_CASE(tbz, 0, 9, 7),		/* taken */
+	KPT_INSN_CASE(tbnz, 8, 9, 7),		/* taken */
+	KPT_INSN_CASE(tbnz, 0, 9, 9),		/* not taken */
+	KPT_INSN_CASE(br, 14, 99, 14),
+	KPT_INSN_CASE(blr, 3, 4, 107),
+	KPT_INSN_CASE(ret, 20, 22, 42),
+	KPT_INSN_CASE(adr, 0, 5, 1005),
+	KPT_INSN_CASE(adrp, 0, 6, 1006),
+	KPT_INSN_CASE(ldr_lit_x, 0, 7, 1007),
+	KPT_INSN_CASE(ldr_lit_w, 0, 0, 0xfffffff0),
+	KPT_INSN_CASE(ldrsw_lit, 0, 8, 3),
+	KPT_INSN_CASE(add, 40, 2, 42),
+	KPT_INSN_CASE(stp, 40, 3, 43),
+	KPT_INSN_CASE(ldp, 40, 4, 44),
+	KPT_INSN_CASE(mov_sp, 40, 5, 45),
+	KPT_INSN_CASE(nop, 40, 6, 46),
+	KPT_INSN_CASE(mrs_nzcv, 0, 0, 1),
+};
+
+static const struct kpt_refused_insn kpt_refused_insns[] = {
+	{ "ldxr", -EINVAL },
+	{ "in_exclusive", -EINVAL },
+	{ "msr_daif", -EINVAL },
+	{ "wfi", -EINVAL },
+	{ "ldr_lit_q", -EINVAL },
+	{ "brk", -EINVAL },
+};
+
+KPT_INSN_FN(ldxr, "", "	ldxr x2, [x0]\n", "	ret\n");
+KPT_INSN_FN(in_exclusive, "2:	ldxr x2, [x0]\n", "	add x2, x2, #1\n",
+	    "	stxr w3, x2, [x0]\n	cbnz w3, 2b\n	ret\n");
+KPT_INSN_FN(msr_daif, "", "	msr daifset, #2\n", "	ret\n");
+KPT_INSN_FN(wfi, "", "	wfi\n", "	ret\n");
+KPT_INSN_FN(ldr_lit_q, "", "	ldr q0, 3f\n",
+	    "	ret\n	.balign 16\n3:	.quad 0, 0\n");
+KPT_INSN_FN(brk, "", "	brk #0x7ff\n", "	ret\n");
+
+/* A load that faults, with a fixup (KACCESS_ERR_ZERO, no registers) */
+KPT_INSN_FN(fault_fixup, "	mov x3, x0\n	mov x0, #0\n",
+	    "2:	ldr x2, [x3]\n",
+	    "	ret\n3:	mov x0, #1\n	ret\n"
+	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
+	    "	.long 2b - .\n	.long 3b - .\n	.short 3\n	.short 0x3ff\n"
+	    "	.popsection\n");
+
+#define KPT_COST_STEPPED	"add"
+#define KPT_COST_EMULATED	"b_cond"
+#endif
+
+/*
+ * A load that faults, with an exception-table fixup: probed, the fault is
+ * taken by the out-of-line copy and must still reach the original
+ * instruction's fixup.  Returns 1 if the load faulted.
+ */
+
 static void kpt_insn_desc(const struct kpt_insn_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s(%ld, %ld)", c->name, c->a, c->b);
 }
 
 KUNIT_ARRAY_PARAM(kpt_insn, kpt_insn_cases, kpt_insn_desc);
-
-typedef long (*kpt_insn_fn_t)(long a, long b);
-
-/* Find kpt_insn_<name> and the address of its probed instruction. */
-static kpt_insn_fn_t kpt_insn_lookup(struct kunit *test, const char *name,
-				     kprobe_opcode_t **probed)
-{
-	char sym[KSYM_NAME_LEN];
-	unsigned long fn, off;
-
-	snprintf(sym, sizeof(sym), "kpt_insn_%s", name);
-	fn = kallsyms_lookup_name(sym);
-	strlcat(sym, "_off", sizeof(sym));
-	off = kallsyms_lookup_name(sym);
-	KUNIT_ASSERT_NE(test, fn, 0UL);
-	KUNIT_ASSERT_NE(test, off, 0UL);
-	*probed = (kprobe_opcode_t *)fn + *(const int *)off;
-	return (kpt_insn_fn_t)fn;
-}
 
 static void kpt_insn_kinds(struct kunit *test)
 {
@@ -874,16 +1043,21 @@ static void kpt_insn_kinds_boosted(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 }
 
-/*
- * A load that faults, with an exception-table fixup: probed, the fault is
- * taken by the out-of-line copy and must still reach the original
- * instruction's fixup.  Returns 1 if the load faulted.
- */
-KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
-	    "2:	movq (%rdi), %rdx\n",
-	    "	ret\n3:	mov $1, %eax\n	ret\n"
-	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
-	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
+static void kpt_refused_insn_desc(const struct kpt_refused_insn *r, char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_refused_insn, kpt_refused_insns, kpt_refused_insn_desc);
+
+static void kpt_register_refused_insn(struct kunit *test)
+{
+	const struct kpt_refused_insn *r = test->param_value;
+	struct kprobe kp = { .pre_handler = kpt_pre_count };
+
+	kpt_insn_lookup(test, r->name, &kp.addr);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), r->err);
+}
 
 /*
  * With and without a post_handler: an instruction with a fixup is never
@@ -947,9 +1121,9 @@ static void kpt_hit_cost(struct kunit *test)
 		const char *name, *how;
 		bool post;
 	} runs[] = {
-		{ "rip_load", "stepped (two traps)", true },
-		{ "rip_load", "boosted (one trap)", false },
-		{ "jcc_near", "emulated (one trap)", false },
+		{ KPT_COST_STEPPED, "stepped (two traps)", true },
+		{ KPT_COST_STEPPED, "boosted (one trap)", false },
+		{ KPT_COST_EMULATED, "emulated or simulated (one trap)", false },
 	};
 	const int n = 2000;
 	struct kprobe kp;
@@ -972,7 +1146,7 @@ static void kpt_hit_cost(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3 * n);
 }
-#endif /* CONFIG_X86_64 */
+#endif /* KPT_HAVE_INSN_TESTS */
 
 /* ---------------------------------------------------------------------- */
 /* SMP: hits on every CPU while another registers and unregisters          */
@@ -1742,8 +1916,9 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_disable_enable),
 	KUNIT_CASE(kpt_register_disabled),
 	KUNIT_CASE(kpt_disable_one_of_aggregate),
-#ifdef CONFIG_X86_64
+#ifdef KPT_HAVE_INSN_TESTS
 	KUNIT_CASE_PARAM(kpt_insn_kinds, kpt_insn_gen_params),
+	KUNIT_CASE_PARAM(kpt_register_refused_insn, kpt_refused_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_fault_in_stepped_insn, kpt_post_handler_gen_params),
 	KUNIT_CASE(kpt_hit_cost),

@@ -13,7 +13,9 @@
  * See Documentation/trace/kprobes.rst.
  */
 
+#include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/ftrace.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -21,6 +23,9 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 #include <asm/kprobes.h>

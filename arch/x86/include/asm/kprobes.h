@@ -26,6 +26,8 @@ typedef u8 kprobe_opcode_t;
  */
 #define KPROBE_INSN_SLOT_SIZE	64
 #define KPROBE_BOOST_OFFSET	32
+/* Unused slot memory holds int3s. */
+#define KPROBE_INSN_PAGE_FILL	BREAKPOINT_INSTRUCTION
 
 /**
  * enum x86_kprobe_replay - how the probed instruction is replayed on a hit

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64 instruction classification for kprobes and uprobes.
+ *
+ * Every instruction is one of:
+ *
+ *  - simulated (INSN_GOOD_NO_SLOT): it reads the PC, so a copy would
+ *    compute with the wrong address: branches, ADR/ADRP, literal loads;
+ *  - rejected (INSN_REJECTED): it cannot be replayed safely: exception
+ *    generation and return, the other literal loads, exclusive loads and
+ *    stores (the BRK exception clears the exclusive monitor), writes to
+ *    PSTATE and reads of DAIF (a step runs with interrupts masked), and
+ *    hints that are not known to be harmless;
+ *  - stepped (INSN_GOOD): everything else runs unchanged from a slot.
+ */
+
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <asm/insn.h>
+#include <asm/sysreg.h>
+
+#include "decode-insn.h"
+#include "simulate-insn.h"
+
+/* "Load register (literal)" class, integer and SIMD&FP: PC-relative */
+#define LOAD_LITERAL_MASK	0x3b000000
+#define LOAD_LITERAL_VAL	0x18000000
+
+/* MRS Xt, DAIF (op0=3, op1=3, CRn=4, CRm=2, op2=1) */
+#define MRS_DAIF_MASK		0xffffffe0
+#define MRS_DAIF_VAL		(0xd5200000 | sys_reg(3, 3, 4, 2, 1))
+
+static bool insn_rejected(u32 insn)
+{
+	return aarch64_insn_is_exception(insn) ||	/* svc, hvc, smc, brk, hlt, dcps */
+	       aarch64_insn_is_eret(insn) ||
+	       aarch64_insn_is_eret_auth(insn) ||
+	       aarch64_insn_is_br_auth(insn) ||		/* reads the PC; not simulated */
+	       aarch64_insn_is_blr_auth(insn) ||
+	       aarch64_insn_is_ret_auth(insn) ||
+	       aarch64_insn_is_exclusive(insn) ||
+	       aarch64_insn_is_msr_imm(insn) ||
+	       aarch64_insn_is_msr_reg(insn) ||
+	       (insn & MRS_DAIF_MASK) == MRS_DAIF_VAL ||
+	       (aarch64_insn_is_hint(insn) && !aarch64_insn_is_steppable_hint(insn)) ||
+	       (insn & LOAD_LITERAL_MASK) == LOAD_LITERAL_VAL;
+}
+
+/**
+ * arm_probe_decode_insn() - classify an instruction
+ * @insn: the instruction
+ * @api: where the simulation handler goes, if any
+ *
+ * Context: any.
+ * Return: INSN_GOOD_NO_SLOT (simulated), INSN_GOOD (stepped) or
+ * INSN_REJECTED.
+ */
+enum probe_insn __kprobes arm_probe_decode_insn(probe_opcode_t insn,
+						struct arch_probe_insn *api)
+{
+	probes_handler_t *handler = NULL;
+
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
+		handler = simulate_b_bl;
+	else if (aarch64_insn_is_bcond(insn))
+		handler = simulate_b_cond;
+	else if (aarch64_insn_is_cbz(insn) || aarch64_insn_is_cbnz(insn))
+		handler = simulate_cbz_cbnz;
+	else if (aarch64_insn_is_tbz(insn) || aarch64_insn_is_tbnz(insn))
+		handler = simulate_tbz_tbnz;
+	else if (aarch64_insn_is_br(insn) || aarch64_insn_is_blr(insn) ||
+		 aarch64_insn_is_ret(insn))
+		handler = simulate_br_blr_ret;
+	else if (aarch64_insn_is_adr_adrp(insn))
+		handler = simulate_adr_adrp;
+	else if (aarch64_insn_is_ldr_lit(insn))
+		handler = simulate_ldr_literal;
+	else if (aarch64_insn_is_ldrsw_lit(insn))
+		handler = simulate_ldrsw_literal;
+	else if (aarch64_insn_is_prfm_lit(insn))
+		handler = simulate_nop;
+
+	api->handler = handler;
+	if (handler)
+		return INSN_GOOD_NO_SLOT;
+	return insn_rejected(insn) ? INSN_REJECTED : INSN_GOOD;
+}
+
+#ifdef CONFIG_KPROBES
+/* How far back to look for the load-exclusive of an atomic sequence */
+#define EXCLUSIVE_LOOKBACK	16
+
+/*
+ * Is @addr between a load-exclusive and its store-exclusive?  A breakpoint
+ * there would clear the exclusive monitor on every attempt, and the
+ * sequence would never complete.
+ */
+static bool in_exclusive_sequence(kprobe_opcode_t *addr)
+{
+	unsigned long size, offset;
+	kprobe_opcode_t *start, *p;
+	u32 insn;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)addr, &size, &offset))
+		return false;
+	start = (kprobe_opcode_t *)((unsigned long)addr - offset);
+	for (p = addr - 1; p >= start && p >= addr - EXCLUSIVE_LOOKBACK; p--) {
+		if (aarch64_insn_read(p, &insn))
+			return false;
+		if (aarch64_insn_is_store_ex(insn))
+			return false;
+		if (aarch64_insn_is_load_ex(insn))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * arm_kprobe_decode_insn() - classify the instruction a kprobe covers
+ * @addr: the probed address
+ * @asi: where the replay goes
+ *
+ * Context: process context.
+ * Return: as arm_probe_decode_insn(), and INSN_REJECTED inside an
+ * exclusive load/store sequence.
+ */
+enum probe_insn __kprobes arm_kprobe_decode_insn(kprobe_opcode_t *addr,
+						 struct arch_specific_insn *asi)
+{
+	u32 insn;
+
+	if (aarch64_insn_read(addr, &insn))
+		return INSN_REJECTED;
+	if (in_exclusive_sequence(addr))
+		return INSN_REJECTED;
+	return arm_probe_decode_insn(insn, &asi->api);
+}
+#endif /* CONFIG_KPROBES */

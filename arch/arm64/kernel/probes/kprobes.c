@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64 kprobes backend: BRK breakpoints, out-of-line replay, simulation.
+ *
+ * A hit, step by step:
+ *
+ *   1. The CPU executes the BRK #KPROBES_BRK_IMM written over the probed
+ *      instruction; the debug exception calls kprobe_brk_handler().
+ *   2. The handler looks the probe point up by address and runs the
+ *      pre_handlers; one that returns non-zero has moved the PC itself
+ *      and the hit ends there.
+ *   3. The probed instruction is replayed:
+ *      a) simulated on pt_regs if it reads the PC (decode-insn.c), then
+ *         the post_handlers run;
+ *      b) boosted: if no post_handler has to run, the instruction has no
+ *         exception-table fixup and a branch from the slot can reach the
+ *         original code, the CPU resumes at a copy followed by a branch
+ *         back; the hit is over;
+ *      c) stepped: the CPU resumes at a copy followed by
+ *         BRK #KPROBES_BRK_SS_IMM, with interrupts masked.
+ *   4. That BRK traps into kprobe_ss_brk_handler(), which moves the PC to
+ *      the instruction after the original, unmasks interrupts as they
+ *      were, and runs the post_handlers.
+ *
+ * The text is changed with aarch64_insn_patch_text(), which writes under
+ * stop_machine() and cleans the caches to the point of unification; the
+ * slots with aarch64_insn_patch_text_nosync(), before they are used.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/extable.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <asm/daifflags.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+#include <asm/patching.h>
+#include <asm/sections.h>
+
+#include "decode-insn.h"
+
+#define KPROBE_BRK		BRK64_OPCODE_KPROBES
+#define KPROBE_SS_BRK		BRK64_OPCODE_KPROBES_SS
+
+/* ---------------------------------------------------------------------- */
+/* Registration                                                            */
+/* ---------------------------------------------------------------------- */
+
+static int arm64_write_slot(kprobe_opcode_t *slot, int idx, u32 insn)
+{
+	return aarch64_insn_patch_text_nosync(slot + idx, insn);
+}
+
+/* Fill a slot: copy + step BRK, then copy + branch back when in reach. */
+static int arm64_prepare_slot(struct kprobe_point *kpp)
+{
+	unsigned long next = (unsigned long)kpp->addr + AARCH64_INSN_SIZE;
+	kprobe_opcode_t *slot = get_insn_slot();
+	int boost = KPROBE_BOOST_OFFSET / AARCH64_INSN_SIZE;
+	u32 branch;
+	int ret;
+
+	if (!slot)
+		return -ENOMEM;
+	branch = aarch64_insn_gen_branch_imm((unsigned long)(slot + boost + 1),
+					     next, AARCH64_INSN_BRANCH_NOLINK);
+	ret = arm64_write_slot(slot, 0, kpp->opcode);
+	if (!ret)
+		ret = arm64_write_slot(slot, 1, KPROBE_SS_BRK);
+	if (!ret && branch != AARCH64_BREAK_FAULT) {
+		ret = arm64_write_slot(slot, boost, kpp->opcode);
+		if (!ret)
+			ret = arm64_write_slot(slot, boost + 1, branch);
+		kpp->ainsn.boostable = !ret &&
+			!search_exception_tables((unsigned long)kpp->addr);
+	}
+	if (ret) {
+		free_insn_slot(slot);
+		return ret;
+	}
+	kpp->ainsn.insn = slot;
+	return 0;
+}
+
+/**
+ * arch_prepare_kprobe_point() - decode the probed instruction
+ * @kpp: a new point; only its address is set
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0; -EILSEQ for a misaligned address, -EINVAL for an instruction
+ * that cannot be probed, -ENOMEM.
+ */
+int arch_prepare_kprobe_point(struct kprobe_point *kpp)
+{
+	if (!IS_ALIGNED((unsigned long)kpp->addr, AARCH64_INSN_SIZE))
+		return -EILSEQ;
+	if (aarch64_insn_read(kpp->addr, &kpp->opcode))
+		return -EINVAL;
+
+	switch (arm_kprobe_decode_insn(kpp->addr, &kpp->ainsn)) {
+	case INSN_REJECTED:
+		return -EINVAL;
+	case INSN_GOOD_NO_SLOT:
+		kpp->ainsn.insn = NULL;
+		return 0;
+	case INSN_GOOD:
+		break;
+	}
+	return arm64_prepare_slot(kpp);
+}
+
+/**
+ * arch_remove_kprobe_point() - release what arch_prepare_kprobe_point() took
+ * @kpp: a point no CPU or task can be replaying any more
+ *
+ * Context: process context, may sleep.
+ */
+void arch_remove_kprobe_point(struct kprobe_point *kpp)
+{
+	free_insn_slot(kpp->ainsn.insn);
+	kpp->ainsn.insn = NULL;
+}
+
+static void arm64_patch(kprobe_opcode_t *addr, u32 insn)
+{
+	void *addrs[1] = { addr };
+	u32 insns[1] = { insn };
+
+	aarch64_insn_patch_text(addrs, insns, 1);
+}
+
+/**
+ * arch_arm_kprobe_point() - write the BRK
+ * @kpp: the point
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_arm_kprobe_point(struct kprobe_point *kpp)
+{
+	arm64_patch(kpp->addr, KPROBE_BRK);
+}
+
+/**
+ * arch_disarm_kprobe_point() - put the original instruction back
+ * @kpp: the point
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_disarm_kprobe_point(struct kprobe_point *kpp)
+{
+	arm64_patch(kpp->addr, kpp->opcode);
+}
+
+/**
+ * arch_adjust_kprobe_addr() - the address to probe for a request
+ * @addr: the requested address
+ * @offset: @addr's offset in its function
+ * @on_func_entry: set when @addr is the function's entry
+ *
+ * Context: process context.
+ * Return: @addr; arm64 needs no adjustment.
+ */
+kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
+					 unsigned long offset,
+					 bool *on_func_entry)
+{
+	*on_func_entry = !offset;
+	return (kprobe_opcode_t *)addr;
+}
+
+/**
+ * arch_kprobe_text_reserved() - text other arm64 code rewrites
+ * @addr: the probe address
+ *
+ * Context: process context.
+ * Return: false; alternatives are applied before kprobes can register.
+ */
+bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
+{
+	return false;
+}
+
+/**
+ * arch_populate_kprobe_blacklist() - the arm64 code that must not be probed
+ *
+ * Exception entry, the identity-mapped text and the hypervisor text.
+ *
+ * Context: boot.
+ * Return: 0 or -ENOMEM.
+ */
+int arch_populate_kprobe_blacklist(void)
+{
+	int ret;
+
+	ret = kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+					(unsigned long)__entry_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__irqentry_text_start,
+						(unsigned long)__irqentry_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__idmap_text_start,
+						(unsigned long)__idmap_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__hyp_text_start,
+						(unsigned long)__hyp_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__hyp_idmap_text_start,
+						(unsigned long)__hyp_idmap_text_end);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hit path                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* The instruction has been replayed: finish the hit or the nested hit. */
+static void arm64_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
+			      struct kprobe_ctlblk *kcb)
+{
+	if (kcb->status == KPROBE_REENTER) {
+		kprobe_restore_prev(kcb);
+		return;
+	}
+	kcb->status = KPROBE_HIT_SSDONE;
+	kprobe_run_post_handlers(kpp, regs);
+	reset_current_kprobe();
+}
+
+NOKPROBE_SYMBOL(arm64_replay_done);
+
+/* Step 3: simulate, boost or step. */
+static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
+			 struct kprobe_ctlblk *kcb)
+{
+	unsigned long slot = (unsigned long)kpp->ainsn.insn;
+	bool reenter = kcb->status == KPROBE_REENTER;
+
+	if (!reenter)
+		kcb->status = KPROBE_HIT_SS;
+
+	if (kpp->ainsn.api.handler) {
+		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
+		arm64_replay_done(kpp, regs, kcb);
+		return;
+	}
+
+	if (kpp->ainsn.boostable &&
+	    (reenter || !kprobe_point_has_post_handler(kpp))) {
+		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
+		if (reenter)
+			kprobe_restore_prev(kcb);
+		else
+			reset_current_kprobe();
+		return;
+	}
+
+	kcb->point = kpp;
+	kcb->step.saved_irqflag = regs->pstate & DAIF_MASK;
+	/* Nothing but an NMI may run on this CPU until the step ends. */
+	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
+	instruction_pointer_set(regs, slot);
+}
+
+NOKPROBE_SYMBOL(arm64_replay);
+
+static bool arm64_in_step(struct kprobe_ctlblk *kcb)
+{
+	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
+			      kcb->status == KPROBE_REENTER);
+}
+
+NOKPROBE_SYMBOL(arm64_in_step);
+
+static void arm64_end_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->step.saved_irqflag;
+	kcb->point = NULL;
+}
+
+NOKPROBE_SYMBOL(arm64_end_step);
+
+static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_point *kpp;
+	u32 insn;
+
+	kpp = kprobe_point_lookup(addr);
+	if (!kpp) {
+		/* Removed after this CPU trapped: run the original instead. */
+		if (!aarch64_insn_read(addr, &insn) && insn != KPROBE_BRK)
+			return DBG_HOOK_HANDLED;
+		return DBG_HOOK_ERROR;
+	}
+
+	if (kprobe_running()) {
+		if (!kprobe_save_prev(kcb)) {
+			pr_err("unrecoverable nested hit at %pS\n", addr);
+			return DBG_HOOK_ERROR;
+		}
+		kprobe_point_missed(kpp);
+		kcb->point = NULL;
+		arm64_replay(kpp, regs, kcb);
+		return DBG_HOOK_HANDLED;
+	}
+
+	kcb->status = KPROBE_HIT_ACTIVE;
+	kcb->point = NULL;
+	if (kprobe_run_pre_handlers(kpp, regs)) {
+		reset_current_kprobe();
+		return DBG_HOOK_HANDLED;
+	}
+	arm64_replay(kpp, regs, kcb);
+	return DBG_HOOK_HANDLED;
+}
+
+NOKPROBE_SYMBOL(kprobe_brk_handler);
+
+/* Step 4: the BRK behind the copy in the slot has trapped. */
+static int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_point *kpp = kcb->point;
+
+	if (!arm64_in_step(kcb) ||
+	    instruction_pointer(regs) != (unsigned long)(kpp->ainsn.insn + 1))
+		return DBG_HOOK_ERROR;
+
+	instruction_pointer_set(regs, (unsigned long)kpp->addr + AARCH64_INSN_SIZE);
+	arm64_end_step(regs, kcb);
+	arm64_replay_done(kpp, regs, kcb);
+	return DBG_HOOK_HANDLED;
+}
+
+NOKPROBE_SYMBOL(kprobe_ss_brk_handler);
+
+static struct break_hook kprobes_break_hook = {
+	.imm = KPROBES_BRK_IMM,
+	.fn = kprobe_brk_handler,
+};
+
+static struct break_hook kprobes_ss_break_hook = {
+	.imm = KPROBES_BRK_SS_IMM,
+	.fn = kprobe_ss_brk_handler,
+};
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU is inside a probe hit
+ * @regs: the faulting context
+ * @trapnr: the ESR of the fault
+ *
+ * A fault in the stepped copy is moved back to the original instruction,
+ * so that exception-table fixups are found.  Faults in handlers are left
+ * to the normal fixups.
+ *
+ * Context: exception, preemption disabled.
+ * Return: 0: the caller goes on handling the fault.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+	struct kprobe_point *kpp = kcb->point;
+
+	if (!arm64_in_step(kcb) ||
+	    instruction_pointer(regs) != (unsigned long)kpp->ainsn.insn)
+		return 0;
+
+	instruction_pointer_set(regs, (unsigned long)kpp->addr);
+	arm64_end_step(regs, kcb);
+	if (kcb->status == KPROBE_REENTER)
+		kprobe_restore_prev(kcb);
+	else
+		reset_current_kprobe();
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/**
+ * arch_init_kprobes() - hook the kprobes BRKs
+ *
+ * Context: boot.
+ * Return: 0.
+ */
+int __init arch_init_kprobes(void)
+{
+	register_kernel_break_hook(&kprobes_break_hook);
+	register_kernel_break_hook(&kprobes_ss_break_hook);
+	return 0;
+}
