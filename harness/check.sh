@@ -5,7 +5,7 @@
 # "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
-arches=${CHECK_ARCHES:-x86_64}
+arches=${CHECK_ARCHES:-x86_64 arm64}
 results=$CACHE/results
 mkdir -p "$results"
 total_pass=0 total_fail=0

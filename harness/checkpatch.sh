@@ -6,8 +6,12 @@
 bad=0
 files=$(our_files | grep -E '\.(c|h|S)$|Makefile$|Kconfig' || true)
 for f in $files; do
+	ignore=
+	# NOKPROBE_SYMBOL() must end with a semicolon: the tree's callers
+	# write it both with and without one.
+	[ "$f" = include/asm-generic/kprobes.h ] && ignore="--ignore TRAILING_SEMICOLON"
 	out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --no-tree --terse \
-		--show-types -q -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
+		--show-types -q $ignore -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
 done
 for f in $(echo "$files" | grep -E '\.(c|h)$'); do

@@ -26,7 +26,7 @@ check enabled-write-1 test "$(cat $D/enabled)" = 1
 # --- debugfs: blacklist ----------------------------------------------------
 check blacklist-has-entries test "$(wc -l < $D/blacklist)" -gt 10
 check blacklist-format grep -qE '^0x[0-9a-f]{16}-0x[0-9a-f]{16}	' $D/blacklist
-check blacklist-lists-int3-handler grep -q 'kprobe_int3_handler' $D/blacklist
+check blacklist-lists-own-code grep -q 'kprobe_run_pre_handlers' $D/blacklist
 
 # --- the sample module -------------------------------------------------------
 dmesg -c > /dev/null

@@ -16,11 +16,14 @@
  * Records the address of @fname in the _kprobe_blacklist section, which
  * the linker script collects between __start_kprobe_blacklist and
  * __stop_kprobe_blacklist (and the module loader per module).
+ *
+ * The macro ends the declaration itself: code in the tree writes
+ * NOKPROBE_SYMBOL(fname) without a semicolon.
  */
 # define __NOKPROBE_SYMBOL(fname)				\
 static unsigned long __used					\
 	__section("_kprobe_blacklist")				\
-	_kbl_addr_##fname = (unsigned long)fname
+	_kbl_addr_##fname = (unsigned long)fname;
 # define NOKPROBE_SYMBOL(fname)	__NOKPROBE_SYMBOL(fname)
 /* Place a function in .kprobes.text, which is refused as a whole. */
 # define __kprobes	__section(".kprobes.text")

@@ -17,6 +17,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <asm/insn.h>
+#include <asm/patching.h>
 #include <asm/sysreg.h>
 
 #include "decode-insn.h"
