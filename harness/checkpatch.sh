@@ -18,13 +18,21 @@ for f in $(echo "$files" | grep -E '\.(c|h)$'); do
 	out=$(cd "$TREE" && perl scripts/kernel-doc -none "$f" 2>&1 || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
 done
-# sparse (make C=2) on our objects, where the build directory is configured
-objs=$(echo "$files" | grep -E '^(kernel|arch/x86|lib)/.*\.c$' | sed 's/\.c$/.o/' || true)
-if [ "$ARCH" = x86_64 ] && [ -f "$BUILD/.config" ] && [ -n "$objs" ]; then
-	out=$(make -s -C "$TREE" O="$BUILD" ARCH=x86_64 CC="ccache gcc" C=2 $objs 2>&1 |
-		grep -E 'warning|error' || true)
+# sparse (make C=2) on our objects, in each configured build directory
+sparse_check() {
+	local arch=$1 karch=$2 cross=$3 objs
+	local build=$CACHE/build/$arch
+	objs=$(echo "$files" | grep -E "^(kernel|lib|arch/$karch)/.*\.c$" |
+		grep -v uprobes | sed 's/\.c$/.o/' || true)
+	[ -f "$build/.config" ] && [ -n "$objs" ] || return 0
+	out=$(make -s -C "$TREE" O="$build" ARCH="$karch" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" C=2 $objs 2>&1 | grep -E 'warning|error' |
+		grep -E "^$TREE/($ours_re)" || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
-fi
+}
+ours_re=$(echo "$files" | sed 's/[.]/\\./g' | paste -sd '|')
+sparse_check x86_64 x86 ""
+sparse_check arm64 arm64 aarch64-linux-gnu-
 if [ "$bad" = 0 ]; then
 	echo "checkpatch --strict, kernel-doc and sparse: clean ($(echo "$files" | wc -w) files)"
 else
