@@ -90,6 +90,37 @@ check kretprobe-sample-listed grep -qE '^[0-9a-f]{16}  r  kernel_clone\+0x[0-9a-
 check kretprobe-sample-unloads rmmod kretprobe_example
 check list-empty-after-kretprobe-unload test -z "$(cat $D/list)"
 
+# --- kprobe_events and uprobe_events: the tracing interfaces -----------------
+T=/sys/kernel/tracing
+mount -t tracefs tracefs $T 2>/dev/null
+if [ -w $T/kprobe_events ]; then
+	check kprobe-event-created sh -c "echo 'p:kpt/clone kernel_clone' > $T/kprobe_events"
+	check kretprobe-event-created sh -c "echo 'r:kpt/clone_ret kernel_clone ret=\$retval' >> $T/kprobe_events"
+	check kprobe-events-listed sh -c "grep -c kernel_clone $D/list | grep -qx 2"
+	echo 1 > $T/events/kpt/enable
+	sh -c true
+	echo 0 > $T/events/kpt/enable
+	echo "guest: trace of the kprobe events:"
+	grep -E 'clone(_ret)?:' $T/trace | head -n 2
+	check kprobe-event-hit grep -qE ' clone: \(kernel_clone\+0x[0-9a-f]+/' $T/trace
+	check kretprobe-event-hit grep -qE ' clone_ret: \(.* <- kernel_clone\) ret=' $T/trace
+	echo > $T/kprobe_events
+	check kprobe-events-removed test -z "$(cat $D/list)"
+
+	off=$(cat /uprobe_offset)
+	echo > $T/trace
+	check uprobe-event-created sh -c "echo 'p:kpt/bb_entry /bin/busybox:$off' > $T/uprobe_events"
+	echo 1 > $T/events/kpt/bb_entry/enable
+	/bin/true
+	echo 0 > $T/events/kpt/bb_entry/enable
+	echo "guest: trace of the uprobe event at busybox+$off:"
+	grep 'bb_entry:' $T/trace | head -n 1
+	check uprobe-event-hit grep -q 'bb_entry: (' $T/trace
+	echo > $T/uprobe_events
+else
+	notok tracing-interfaces-available
+fi
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.

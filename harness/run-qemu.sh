@@ -29,6 +29,19 @@ for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
 done
 find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
 cp "$script" "$root/guest.sh"
+# The file offset of busybox's entry point, for the uprobe_events check
+python3 - "$busybox" > "$root/uprobe_offset" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+entry, phoff = struct.unpack_from('<QQ', data, 24)
+phentsize, phnum = struct.unpack_from('<HH', data, 54)
+for i in range(phnum):
+    p_type, p_flags, p_offset, p_vaddr = struct.unpack_from('<IIQQ', data, phoff + i * phentsize)
+    p_filesz = struct.unpack_from('<Q', data, phoff + i * phentsize + 32)[0]
+    if p_type == 1 and p_vaddr <= entry < p_vaddr + p_filesz:
+        print(hex(entry - p_vaddr + p_offset))
+        break
+PY
 cat > "$root/init" <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc

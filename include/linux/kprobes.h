@@ -51,7 +51,10 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
 
 /**
  * struct kprobe - one probe on one kernel instruction
- * @list: entry in the probe point's list of probes (kprobe_mutex; RCU)
+ * @hlist: never hashed: the 6.1 interface has it, and its users take
+ *	"list empty and hlist unhashed" to mean "not registered"
+ * @list: entry in the probe point's list of probes (kprobe_mutex; RCU);
+ *	empty when unregistered
  * @point: the probe point this kprobe belongs to; NULL when unregistered
  *	(kprobe_mutex)
  * @nmissed: hits that found this CPU already inside a probe and so did
@@ -66,6 +69,7 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
  * @flags: KPROBE_FLAG_* (written under kprobe_mutex, read locklessly)
  */
 struct kprobe {
+	struct hlist_node hlist;
 	struct list_head list;
 	struct kprobe_point *point;
 	unsigned long nmissed;
