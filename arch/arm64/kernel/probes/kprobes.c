@@ -192,22 +192,20 @@ bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
  */
 int arch_populate_kprobe_blacklist(void)
 {
-	int ret;
+	static const struct {
+		char *start, *end;
+	} areas[] = {
+		{ __entry_text_start, __entry_text_end },
+		{ __irqentry_text_start, __irqentry_text_end },
+		{ __idmap_text_start, __idmap_text_end },
+		{ __hyp_text_start, __hyp_text_end },
+		{ __hyp_idmap_text_start, __hyp_idmap_text_end },
+	};
+	int i, ret = 0;
 
-	ret = kprobe_add_area_blacklist((unsigned long)__entry_text_start,
-					(unsigned long)__entry_text_end);
-	if (!ret)
-		ret = kprobe_add_area_blacklist((unsigned long)__irqentry_text_start,
-						(unsigned long)__irqentry_text_end);
-	if (!ret)
-		ret = kprobe_add_area_blacklist((unsigned long)__idmap_text_start,
-						(unsigned long)__idmap_text_end);
-	if (!ret)
-		ret = kprobe_add_area_blacklist((unsigned long)__hyp_text_start,
-						(unsigned long)__hyp_text_end);
-	if (!ret)
-		ret = kprobe_add_area_blacklist((unsigned long)__hyp_idmap_text_start,
-						(unsigned long)__hyp_idmap_text_end);
+	for (i = 0; i < ARRAY_SIZE(areas) && !ret; i++)
+		ret = kprobe_add_area_blacklist((unsigned long)areas[i].start,
+						(unsigned long)areas[i].end);
 	return ret;
 }
 
