@@ -120,19 +120,26 @@ NOKPROBE_SYMBOL(kprobe_point_lookup);
  * kprobe_run_pre_handlers() - run the pre_handlers of a point's kprobes
  * @kpp: the point that was hit
  * @regs: the probed context
+ * @need_post: set to whether an enabled kprobe of @kpp has a post_handler,
+ *	so the replay must end with a trap (when no handler redirected)
  *
  * Leaves current_kprobe on &kprobe_busy unless a handler redirected.
  *
  * Context: breakpoint exception, preemption disabled.
- * Return: true if a pre_handler changed regs->ip and asked not to replay
- * the instruction; the remaining kprobes of the point are then skipped.
+ * Return: true if a pre_handler changed the instruction pointer and asked
+ * not to replay the instruction; the remaining kprobes are then skipped.
  */
-bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
+bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
+			     bool *need_post)
 {
 	struct kprobe *p;
 
+	*need_post = false;
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
-		if (kprobe_disabled(p) || !p->pre_handler)
+		if (kprobe_disabled(p))
+			continue;
+		*need_post |= !!p->post_handler;
+		if (!p->pre_handler)
 			continue;
 		__this_cpu_write(current_kprobe, p);
 		if (p->pre_handler(p, regs))
@@ -164,26 +171,6 @@ void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
-
-/**
- * kprobe_point_has_post_handler() - must the replay end with a trap?
- * @kpp: the point being hit
- *
- * Context: breakpoint exception, preemption disabled.
- * Return: true if an enabled kprobe of @kpp has a post_handler.
- */
-bool kprobe_point_has_post_handler(struct kprobe_point *kpp)
-{
-	struct kprobe *p;
-
-	list_for_each_entry_rcu(p, &kpp->probes, list) {
-		if (!kprobe_disabled(p) && p->post_handler)
-			return true;
-	}
-	return false;
-}
-
-NOKPROBE_SYMBOL(kprobe_point_has_post_handler);
 
 /**
  * kprobe_point_missed() - account a hit whose handlers could not run

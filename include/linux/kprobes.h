@@ -217,9 +217,9 @@ extern struct mutex kprobe_mutex;
 /* The hit path, for the arch's breakpoint handler */
 extern struct kprobe kprobe_busy;
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
-bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
+bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
+			     bool *need_post);
 void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
-bool kprobe_point_has_post_handler(struct kprobe_point *kpp);
 void kprobe_point_missed(struct kprobe_point *kpp);
 bool kprobe_save_prev(struct kprobe_ctlblk *kcb);
 void kprobe_restore_prev(struct kprobe_ctlblk *kcb);

@@ -228,9 +228,12 @@ static void arm64_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(arm64_replay_done);
 
-/* Step 3: simulate, boost or step. */
+/*
+ * Step 3: simulate, boost or step; @need_post says whether post_handlers
+ * must run after the instruction (never for a nested hit).
+ */
 static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-			 struct kprobe_ctlblk *kcb)
+			 struct kprobe_ctlblk *kcb, bool need_post)
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
 	bool reenter = kcb->status == KPROBE_REENTER;
@@ -244,8 +247,7 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		return;
 	}
 
-	if (kpp->ainsn.boostable &&
-	    (reenter || !kprobe_point_has_post_handler(kpp))) {
+	if (kpp->ainsn.boostable && !need_post) {
 		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
 		if (reenter)
 			kprobe_restore_prev(kcb);
@@ -284,6 +286,7 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_point *kpp;
+	bool need_post;
 	u32 insn;
 
 	kpp = kprobe_point_lookup(addr);
@@ -301,17 +304,17 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		}
 		kprobe_point_missed(kpp);
 		kcb->point = NULL;
-		arm64_replay(kpp, regs, kcb);
+		arm64_replay(kpp, regs, kcb, false);
 		return DBG_HOOK_HANDLED;
 	}
 
 	kcb->status = KPROBE_HIT_ACTIVE;
 	kcb->point = NULL;
-	if (kprobe_run_pre_handlers(kpp, regs)) {
+	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}
-	arm64_replay(kpp, regs, kcb);
+	arm64_replay(kpp, regs, kcb, need_post);
 	return DBG_HOOK_HANDLED;
 }
 

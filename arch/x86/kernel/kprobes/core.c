@@ -536,9 +536,12 @@ static void x86_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(x86_replay_done);
 
-/* Step 3: emulate the instruction, or send the CPU to its slot. */
+/*
+ * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
+ * says whether post_handlers must run after it (never for a nested hit).
+ */
 static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb)
+		       struct kprobe_ctlblk *kcb, bool need_post)
 {
 	bool reenter = kcb->status == KPROBE_REENTER;
 
@@ -551,8 +554,7 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		return;
 	}
 
-	if (kpp->ainsn.boostable &&
-	    (reenter || !kprobe_point_has_post_handler(kpp))) {
+	if (kpp->ainsn.boostable && !need_post) {
 		/* Step 3b: no second trap; the hit ends here. */
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
 		if (reenter)
@@ -609,7 +611,7 @@ static int x86_reenter(struct kprobe_point *kpp, struct pt_regs *regs,
 	}
 	kprobe_point_missed(kpp);
 	kcb->point = NULL;
-	x86_replay(kpp, regs, kcb);
+	x86_replay(kpp, regs, kcb, false);
 	return 1;
 }
 
@@ -627,6 +629,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_point *kpp;
+	bool need_post;
 
 	if (user_mode(regs))
 		return 0;
@@ -656,12 +659,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	kcb->status = KPROBE_HIT_ACTIVE;
 	kcb->point = NULL;
-	if (kprobe_run_pre_handlers(kpp, regs)) {
+	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		/* A pre_handler moved regs->ip: no replay, no post_handler. */
 		reset_current_kprobe();
 		return 1;
 	}
-	x86_replay(kpp, regs, kcb);
+	x86_replay(kpp, regs, kcb, need_post);
 	return 1;
 }
 
