@@ -180,11 +180,16 @@ NOKPROBE_SYMBOL(kprobe_run_post_handlers);
  */
 void kprobe_point_missed(struct kprobe_point *kpp)
 {
+	unsigned long old;
 	struct kprobe *p;
 
+	/* Several CPUs may miss the same probe at once: count them all. */
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
-		if (!kprobe_disabled(p))
-			p->nmissed++;
+		if (kprobe_disabled(p))
+			continue;
+		old = READ_ONCE(p->nmissed);
+		while (!try_cmpxchg(&p->nmissed, &old, old + 1))
+			;
 	}
 }
 

@@ -217,7 +217,11 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 
 	ri = kretprobe_pool_get(rp->pool);
 	if (unlikely(!ri)) {
-		rp->nmissed++;
+		/* Several CPUs may find the pool empty at once: count them all. */
+		int old = READ_ONCE(rp->nmissed);
+
+		while (!try_cmpxchg(&rp->nmissed, &old, old + 1))
+			;
 		return 0;
 	}
 	arch_prepare_kretprobe(ri, regs);
