@@ -151,14 +151,8 @@ bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(kprobe_run_pre_handlers);
 
-/**
- * kprobe_run_post_handlers() - run the post_handlers of a point's kprobes
- * @kpp: the point whose instruction was replayed
- * @regs: the context after the instruction
- *
- * Context: breakpoint exception, preemption disabled.
- */
-void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
+static void kprobe_run_post_handlers(struct kprobe_point *kpp,
+				     struct pt_regs *regs)
 {
 	struct kprobe *p;
 
@@ -172,13 +166,8 @@ void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
 
-/**
- * kprobe_point_missed() - account a hit whose handlers could not run
- * @kpp: the point hit while this CPU was already inside a probe
- *
- * Context: breakpoint exception, preemption disabled.
- */
-void kprobe_point_missed(struct kprobe_point *kpp)
+/* Account a hit whose handlers could not run because it nested. */
+static void kprobe_point_missed(struct kprobe_point *kpp)
 {
 	unsigned long old;
 	struct kprobe *p;
@@ -196,14 +185,19 @@ void kprobe_point_missed(struct kprobe_point *kpp)
 NOKPROBE_SYMBOL(kprobe_point_missed);
 
 /**
- * kprobe_save_prev() - park the outer hit while a nested hit is replayed
+ * kprobe_enter_nested() - a probe was hit while this CPU is inside one
+ * @kpp: the point hit
  * @kcb: this CPU's control block
+ *
+ * Parks the outer hit and counts a miss on @kpp's kprobes; the caller then
+ * replays @kpp's instruction, with no handlers, and ends with
+ * kprobe_replay_done() or kprobe_hit_end(), which resume the outer hit.
  *
  * Context: breakpoint exception, preemption disabled.
  * Return: false if a nested hit is already parked (nesting is one deep:
  * only an NMI can hit a probe while this CPU is inside one).
  */
-bool kprobe_save_prev(struct kprobe_ctlblk *kcb)
+bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb)
 {
 	if (kcb->status == KPROBE_REENTER)
 		return false;
@@ -212,27 +206,59 @@ bool kprobe_save_prev(struct kprobe_ctlblk *kcb)
 	kcb->prev.point = kcb->point;
 	kcb->prev.step = kcb->step;
 	kcb->status = KPROBE_REENTER;
+	kcb->point = NULL;
 	__this_cpu_write(current_kprobe, &kprobe_busy);
+	kprobe_point_missed(kpp);
 	return true;
 }
 
-NOKPROBE_SYMBOL(kprobe_save_prev);
+NOKPROBE_SYMBOL(kprobe_enter_nested);
 
 /**
- * kprobe_restore_prev() - resume the outer hit after a nested replay
+ * kprobe_hit_end() - end a hit, or a nested hit, with no post_handlers
  * @kcb: this CPU's control block
  *
- * Context: breakpoint exception, preemption disabled.
+ * For a boosted replay (which leaves kprobes at once) and for a fault in
+ * the stepped copy.  A nested hit gives the CPU back to the outer one.
+ *
+ * Context: breakpoint exception or fault, preemption disabled.
  */
-void kprobe_restore_prev(struct kprobe_ctlblk *kcb)
+void kprobe_hit_end(struct kprobe_ctlblk *kcb)
 {
+	kcb->point = NULL;
+	if (kcb->status != KPROBE_REENTER) {
+		reset_current_kprobe();
+		return;
+	}
 	__this_cpu_write(current_kprobe, kcb->prev.kp);
 	kcb->status = kcb->prev.status;
 	kcb->point = kcb->prev.point;
 	kcb->step = kcb->prev.step;
 }
 
-NOKPROBE_SYMBOL(kprobe_restore_prev);
+NOKPROBE_SYMBOL(kprobe_hit_end);
+
+/**
+ * kprobe_replay_done() - the probed instruction has been replayed
+ * @kpp: the point
+ * @regs: the context after the instruction
+ * @kcb: this CPU's control block
+ *
+ * Runs the post_handlers (not for a nested hit) and ends the hit.
+ *
+ * Context: breakpoint exception, preemption disabled.
+ */
+void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
+			struct kprobe_ctlblk *kcb)
+{
+	if (kcb->status != KPROBE_REENTER) {
+		kcb->status = KPROBE_HIT_SSDONE;
+		kprobe_run_post_handlers(kpp, regs);
+	}
+	kprobe_hit_end(kcb);
+}
+
+NOKPROBE_SYMBOL(kprobe_replay_done);
 
 /**
  * kprobe_busy_begin() - make probe hits on this CPU count as missed

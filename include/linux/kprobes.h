@@ -219,10 +219,17 @@ extern struct kprobe kprobe_busy;
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 			     bool *need_post);
-void kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
-void kprobe_point_missed(struct kprobe_point *kpp);
-bool kprobe_save_prev(struct kprobe_ctlblk *kcb);
-void kprobe_restore_prev(struct kprobe_ctlblk *kcb);
+bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb);
+void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
+			struct kprobe_ctlblk *kcb);
+void kprobe_hit_end(struct kprobe_ctlblk *kcb);
+
+/* Is this CPU between sending the CPU into a stepped copy and its end? */
+static inline bool kprobe_in_step(struct kprobe_ctlblk *kcb)
+{
+	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
+			      kcb->status == KPROBE_REENTER);
+}
 
 /* The instruction slot cache: executable memory near the kernel text */
 kprobe_opcode_t *get_insn_slot(void);

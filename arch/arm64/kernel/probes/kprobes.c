@@ -213,21 +213,6 @@ int arch_populate_kprobe_blacklist(void)
 /* The hit path                                                            */
 /* ---------------------------------------------------------------------- */
 
-/* The instruction has been replayed: finish the hit or the nested hit. */
-static void arm64_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
-			      struct kprobe_ctlblk *kcb)
-{
-	if (kcb->status == KPROBE_REENTER) {
-		kprobe_restore_prev(kcb);
-		return;
-	}
-	kcb->status = KPROBE_HIT_SSDONE;
-	kprobe_run_post_handlers(kpp, regs);
-	reset_current_kprobe();
-}
-
-NOKPROBE_SYMBOL(arm64_replay_done);
-
 /*
  * Step 3: simulate, boost or step; @need_post says whether post_handlers
  * must run after the instruction (never for a nested hit).
@@ -236,23 +221,19 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 			 struct kprobe_ctlblk *kcb, bool need_post)
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
-	bool reenter = kcb->status == KPROBE_REENTER;
 
-	if (!reenter)
+	if (kcb->status != KPROBE_REENTER)
 		kcb->status = KPROBE_HIT_SS;
 
 	if (kpp->ainsn.api.handler) {
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
-		arm64_replay_done(kpp, regs, kcb);
+		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 
 	if (kpp->ainsn.boostable && !need_post) {
 		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
-		if (reenter)
-			kprobe_restore_prev(kcb);
-		else
-			reset_current_kprobe();
+		kprobe_hit_end(kcb);
 		return;
 	}
 
@@ -265,18 +246,10 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(arm64_replay);
 
-static bool arm64_in_step(struct kprobe_ctlblk *kcb)
-{
-	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
-			      kcb->status == KPROBE_REENTER);
-}
-
-NOKPROBE_SYMBOL(arm64_in_step);
-
+/* Give the probed context its interrupt mask back. */
 static void arm64_end_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->step.saved_irqflag;
-	kcb->point = NULL;
 }
 
 NOKPROBE_SYMBOL(arm64_end_step);
@@ -298,12 +271,11 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	if (kprobe_running()) {
-		if (!kprobe_save_prev(kcb)) {
+		if (!kprobe_enter_nested(kpp, kcb)) {
+			/* Cannot happen: only an NMI nests, and NMIs do not nest. */
 			pr_err("unrecoverable nested hit at %pS\n", addr);
 			return DBG_HOOK_ERROR;
 		}
-		kprobe_point_missed(kpp);
-		kcb->point = NULL;
 		arm64_replay(kpp, regs, kcb, false);
 		return DBG_HOOK_HANDLED;
 	}
@@ -326,13 +298,13 @@ static int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_point *kpp = kcb->point;
 
-	if (!arm64_in_step(kcb) ||
+	if (!kprobe_in_step(kcb) ||
 	    instruction_pointer(regs) != (unsigned long)(kpp->ainsn.insn + 1))
 		return DBG_HOOK_ERROR;
 
 	instruction_pointer_set(regs, (unsigned long)kpp->addr + AARCH64_INSN_SIZE);
 	arm64_end_step(regs, kcb);
-	arm64_replay_done(kpp, regs, kcb);
+	kprobe_replay_done(kpp, regs, kcb);
 	return DBG_HOOK_HANDLED;
 }
 
@@ -365,16 +337,13 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_point *kpp = kcb->point;
 
-	if (!arm64_in_step(kcb) ||
+	if (!kprobe_in_step(kcb) ||
 	    instruction_pointer(regs) != (unsigned long)kpp->ainsn.insn)
 		return 0;
 
 	instruction_pointer_set(regs, (unsigned long)kpp->addr);
 	arm64_end_step(regs, kcb);
-	if (kcb->status == KPROBE_REENTER)
-		kprobe_restore_prev(kcb);
-	else
-		reset_current_kprobe();
+	kprobe_hit_end(kcb);
 	return 0;
 }
 

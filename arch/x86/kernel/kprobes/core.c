@@ -521,21 +521,6 @@ static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(x86_emulate_insn);
 
-/* The instruction has been replayed: finish the hit or the nested hit. */
-static void x86_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
-			    struct kprobe_ctlblk *kcb)
-{
-	if (kcb->status == KPROBE_REENTER) {
-		kprobe_restore_prev(kcb);
-		return;
-	}
-	kcb->status = KPROBE_HIT_SSDONE;
-	kprobe_run_post_handlers(kpp, regs);
-	reset_current_kprobe();
-}
-
-NOKPROBE_SYMBOL(x86_replay_done);
-
 /*
  * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
  * says whether post_handlers must run after it (never for a nested hit).
@@ -543,24 +528,19 @@ NOKPROBE_SYMBOL(x86_replay_done);
 static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		       struct kprobe_ctlblk *kcb, bool need_post)
 {
-	bool reenter = kcb->status == KPROBE_REENTER;
-
-	if (!reenter)
+	if (kcb->status != KPROBE_REENTER)
 		kcb->status = KPROBE_HIT_SS;
 
 	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
 		x86_emulate_insn(kpp, regs);
-		x86_replay_done(kpp, regs, kcb);
+		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 
 	if (kpp->ainsn.boostable && !need_post) {
 		/* Step 3b: no second trap; the hit ends here. */
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
-		if (reenter)
-			kprobe_restore_prev(kcb);
-		else
-			reset_current_kprobe();
+		kprobe_hit_end(kcb);
 		return;
 	}
 
@@ -586,36 +566,10 @@ static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 		*pushed_flags = (*pushed_flags & ~X86_EFLAGS_IF) |
 				kcb->step.saved_if;
 	}
-	kcb->point = NULL;
-	x86_replay_done(kpp, regs, kcb);
+	kprobe_replay_done(kpp, regs, kcb);
 }
 
 NOKPROBE_SYMBOL(x86_step_done);
-
-static bool x86_in_step(struct kprobe_ctlblk *kcb)
-{
-	return kcb->point && (kcb->status == KPROBE_HIT_SS ||
-			      kcb->status == KPROBE_REENTER);
-}
-
-NOKPROBE_SYMBOL(x86_in_step);
-
-/* A probe hit while this CPU is already inside one. */
-static int x86_reenter(struct kprobe_point *kpp, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb)
-{
-	if (!kprobe_save_prev(kcb)) {
-		/* Cannot happen: only an NMI nests, and NMIs do not nest. */
-		pr_err("unrecoverable nested hit at %pS\n", kpp->addr);
-		return 0;
-	}
-	kprobe_point_missed(kpp);
-	kcb->point = NULL;
-	x86_replay(kpp, regs, kcb, false);
-	return 1;
-}
-
-NOKPROBE_SYMBOL(x86_reenter);
 
 /**
  * kprobe_int3_handler() - the kprobes part of the int3 exception
@@ -635,7 +589,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 
 	kcb = get_kprobe_ctlblk();
-	if (x86_in_step(kcb) &&
+	if (kprobe_in_step(kcb) &&
 	    addr == kcb->point->ainsn.insn + kcb->point->ainsn.len) {
 		x86_step_done(regs, kcb);
 		return 1;
@@ -654,8 +608,15 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	}
 
-	if (kprobe_running())
-		return x86_reenter(kpp, regs, kcb);
+	if (kprobe_running()) {
+		if (!kprobe_enter_nested(kpp, kcb)) {
+			/* Cannot happen: only an NMI nests, and NMIs do not nest. */
+			pr_err("unrecoverable nested hit at %pS\n", addr);
+			return 0;
+		}
+		x86_replay(kpp, regs, kcb, false);
+		return 1;
+	}
 
 	kcb->status = KPROBE_HIT_ACTIVE;
 	kcb->point = NULL;
@@ -689,7 +650,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe_point *kpp = kcb->point;
 	unsigned long slot;
 
-	if (!x86_in_step(kcb))
+	if (!kprobe_in_step(kcb))
 		return 0;
 	slot = (unsigned long)kpp->ainsn.insn;
 	if (regs->ip < slot || regs->ip >= slot + kpp->ainsn.len)
@@ -697,11 +658,7 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 	regs->ip = (unsigned long)kpp->addr;
 	regs->flags |= kcb->step.saved_if;
-	kcb->point = NULL;
-	if (kcb->status == KPROBE_REENTER)
-		kprobe_restore_prev(kcb);
-	else
-		reset_current_kprobe();
+	kprobe_hit_end(kcb);
 	return 0;
 }
 
