@@ -367,8 +367,7 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
 			       unsigned long offset, kprobe_opcode_t **out,
 			       bool *on_func_entry)
 {
-	unsigned long sym_offset;
-	bool entry_ignored;
+	unsigned long sym_offset, func;
 
 	if (!!addr == !!symbol_name)
 		return -EINVAL;
@@ -381,12 +380,10 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
 	/* An address no symbol covers is not text we could decode. */
 	if (!kallsyms_lookup_size_offset((unsigned long)addr, NULL, &sym_offset))
 		return symbol_name ? -ENOENT : -EINVAL;
-	*out = arch_adjust_kprobe_addr((unsigned long)addr, sym_offset,
-				       on_func_entry);
-	/* A position the arch moved the entry to (past ENDBR) is the entry too. */
-	*on_func_entry = *out == arch_adjust_kprobe_addr((unsigned long)addr -
-							 sym_offset, 0,
-							 &entry_ignored);
+	func = (unsigned long)addr - sym_offset;
+	*out = arch_adjust_kprobe_addr((unsigned long)addr, sym_offset);
+	/* Where the arch moves the entry to (past ENDBR) is the entry too. */
+	*on_func_entry = *out == arch_adjust_kprobe_addr(func, 0);
 	return 0;
 }
 

@@ -242,8 +242,7 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp);
 void arch_arm_kprobe_point(struct kprobe_point *kpp);
 void arch_disarm_kprobe_point(struct kprobe_point *kpp);
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry);
+					 unsigned long offset);
 bool arch_kprobe_text_reserved(kprobe_opcode_t *addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);

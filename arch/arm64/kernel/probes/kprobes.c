@@ -157,16 +157,13 @@ void arch_disarm_kprobe_point(struct kprobe_point *kpp)
  * arch_adjust_kprobe_addr() - the address to probe for a request
  * @addr: the requested address
  * @offset: @addr's offset in its function
- * @on_func_entry: set when @addr is the function's entry
  *
  * Context: process context.
  * Return: @addr; arm64 needs no adjustment.
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry)
+					 unsigned long offset)
 {
-	*on_func_entry = !offset;
 	return (kprobe_opcode_t *)addr;
 }
 

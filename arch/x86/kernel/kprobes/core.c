@@ -383,18 +383,15 @@ void arch_disarm_kprobe_point(struct kprobe_point *kpp)
  * arch_adjust_kprobe_addr() - move a function-entry probe past ENDBR
  * @addr: the requested address
  * @offset: @addr's offset in its function
- * @on_func_entry: set when @addr is the function's entry
  *
  * Context: process context.
  * Return: the address to probe.
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
-					 unsigned long offset,
-					 bool *on_func_entry)
+					 unsigned long offset)
 {
 	u32 insn;
 
-	*on_func_entry = !offset;
 	if (!offset && !copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)) &&
 	    is_endbr(insn))
 		addr += ENDBR_INSN_SIZE;
