@@ -17,7 +17,7 @@ trap 'rm -f "$frag"' EXIT
 cat "$REPO/harness/configs/common.config" "$REPO/harness/configs/$ARCH.config" > "$frag"
 
 kmake() {
-	make -C "$TREE" O="$BUILD" ARCH="$karch" CROSS_COMPILE="$cross" \
+	with_cpu make -C "$TREE" O="$BUILD" ARCH="$karch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" -j"$JOBS" "$@"
 }
 

@@ -39,5 +39,14 @@ our_files() {
 		while read -r f; do [ -f "$f" ] && echo "$f"; done) || true
 }
 
+# ccache hits across checkouts and caches: paths below this are hashed
+# relative to the build directory.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
+
+# A kernel build or a QEMU run keeps both cores busy: run one at a time on
+# this machine, whatever checkout or cache it comes from.
+CPU_LOCK=${KPROBES_CPU_LOCK:-/tmp/kprobes-cpu.lock}
+with_cpu() { flock "$CPU_LOCK" "$@"; }
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -68,7 +68,7 @@ esac
 
 say "booting $ARCH in QEMU with $SMP vCPUs (log: $log)"
 set +e
-timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" \
+with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" \
 	-nographic -no-reboot -monitor none -serial "file:$log" \
 	-kernel "$image" -initrd "$BUILD/initramfs.cpio" \
 	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE_EXTRA:-}" \
