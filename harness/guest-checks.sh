@@ -8,9 +8,22 @@ ok() { echo "guest-check: ok $1"; }
 notok() { echo "guest-check: not ok $1"; }
 check() { name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
 
+T=/sys/kernel/tracing
+mount -t tracefs tracefs $T 2>/dev/null
+
+# --- a probe on kernel init text that runs after the init text is retired --
+# The command line has kprobe_event=p:kpt/xbc,_xbc_exit: _xbc_exit() runs
+# after kprobe_free_init_mem(), so its probe must be disarmed by then.
+echo "guest: kprobes/list at boot:"
+cat $D/list
+check boot-init-text-probe-gone grep -qE '_xbc_exit\+0x[0-9a-f]+  \[GONE\]' $D/list
+echo "guest: kprobe_events at boot: $(cat $T/kprobe_events)"
+echo 0 > $T/events/enable
+check boot-init-text-probe-removed sh -c "echo > $T/kprobe_events"
+
 # --- debugfs: enabled ------------------------------------------------------
 check enabled-reads-1 test "$(cat $D/enabled)" = 1
-for bad in 2 x 10 "1 " yes -1; do
+for bad in 2 x -1 z; do
 	if printf '%s' "$bad" > $D/enabled 2>/dev/null; then
 		notok "enabled-refuses-'$bad'"
 	else
@@ -22,6 +35,11 @@ echo 0 > $D/enabled
 check enabled-write-0 test "$(cat $D/enabled)" = 0
 echo 1 > $D/enabled
 check enabled-write-1 test "$(cat $D/enabled)" = 1
+# Whatever kstrtobool() takes, as in 6.1
+for pair in n:0 y:1 off:0 on:1 N:0 Y:1; do
+	printf '%s' "${pair%:*}" > $D/enabled 2>/dev/null
+	check "enabled-takes-'${pair%:*}'" test "$(cat $D/enabled)" = "${pair#*:}"
+done
 
 # --- debugfs: blacklist ----------------------------------------------------
 check blacklist-has-entries test "$(wc -l < $D/blacklist)" -gt 10
@@ -91,8 +109,6 @@ check kretprobe-sample-unloads rmmod kretprobe_example
 check list-empty-after-kretprobe-unload test -z "$(cat $D/list)"
 
 # --- kprobe_events and uprobe_events: the tracing interfaces -----------------
-T=/sys/kernel/tracing
-mount -t tracefs tracefs $T 2>/dev/null
 if [ -w $T/kprobe_events ]; then
 	check kprobe-event-created sh -c "echo 'p:kpt/clone kernel_clone' > $T/kprobe_events"
 	check kretprobe-event-created sh -c "echo 'r:kpt/clone_ret kernel_clone ret=\$retval' >> $T/kprobe_events"
@@ -107,6 +123,83 @@ if [ -w $T/kprobe_events ]; then
 	echo > $T/kprobe_events
 	check kprobe-events-removed test -z "$(cat $D/list)"
 
+	# $argN is for function entries only (kprobe_on_func_entry() == 0)
+	echo > $T/trace
+	check kprobe-event-arg-at-entry sh -c "echo 'p:kpt/vr vfs_read cnt=\$arg3:u32' > $T/kprobe_events"
+	echo 1 > $T/events/kpt/vr/enable
+	dd if=/proc/version of=/dev/null bs=123 count=1 2>/dev/null
+	echo 0 > $T/events/kpt/vr/enable
+	check kprobe-event-arg-value grep -q ' vr: (vfs_read+0x[0-9a-f]*/0x[0-9a-f]*) cnt=123$' $T/trace
+	echo > $T/kprobe_events
+	if echo 'p:kpt/vr8 vfs_read+8 cnt=$arg3' > $T/kprobe_events 2>/dev/null; then
+		notok kprobe-event-arg-refused-past-entry
+	else
+		ok kprobe-event-arg-refused-past-entry
+	fi
+	if echo 'r:kpt/vr8 vfs_read+8' > $T/kprobe_events 2>/dev/null; then
+		notok kretprobe-event-refused-past-entry
+	else
+		ok kretprobe-event-refused-past-entry
+	fi
+	echo > $T/kprobe_events
+
+	# Compiler-made copies (foo.part.0, foo.cold, ...) of blacklisted
+	# functions are blacklisted too.
+	cut -f2 $D/blacklist | grep -v '\.' | sort -u > /tmp/bl-bases
+	grep -E ' [tT] [^ ]+\.(part|cold|isra|constprop|lto_priv)' /proc/kallsyms |
+		cut -d' ' -f3 | sort -u > /tmp/copies
+	n=0 bad=0
+	while read -r copy; do
+		grep -qx "${copy%%.*}" /tmp/bl-bases || continue
+		n=$((n + 1))
+		if echo "p:kpt/cp $copy" > $T/kprobe_events 2>/dev/null; then
+			echo "guest: copy of a blacklisted function accepted: $copy"
+			bad=$((bad + 1))
+			echo > $T/kprobe_events
+		fi
+	done < /tmp/copies
+	echo "guest: $n copies of blacklisted functions, $bad accepted"
+	check blacklisted-copies-refused test "$bad" = 0
+	if grep -q ' nmi_handle.part.0$' /proc/kallsyms; then
+		if echo 'p:kpt/nmi nmi_handle.part.0' > $T/kprobe_events 2>/dev/null; then
+			notok nmi-handle-copy-refused
+			echo > $T/kprobe_events
+		else
+			ok nmi-handle-copy-refused
+		fi
+	fi
+
+	# A probe on module init text that runs after the module went live
+	# (async init work): disarmed when the init text is retired.
+	check module-init-probe-deferred sh -c "echo 'p:kpt/ai kprobe_target:kprobe_target_async_work' > $T/kprobe_events"
+	echo 1 > $T/events/kpt/ai/enable
+	check async-init-module-loads insmod $M/kprobe_target.ko async=1
+	echo "guest: kprobes/list after the async module init:"
+	cat $D/list
+	check async-init-probe-gone grep -qE 'kprobe_target:kprobe_target_async_work\+0x0  \[GONE\]' $D/list
+	echo 0 > $T/events/kpt/ai/enable
+	echo > $T/kprobe_events
+	check async-init-module-unloads rmmod kprobe_target
+
+	# Unwinding another task's kretprobed frames while the kretprobe
+	# comes and goes: never a freed instance.
+	dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+	ddpid=$!
+	i=0
+	while [ $i -lt 20 ]; do
+		echo 'r:kpt/rs vfs_read' > $T/kprobe_events
+		echo 1 > $T/events/kpt/rs/enable
+		for j in 1 2 3 4 5 6 7 8 9 10; do
+			cat /proc/$ddpid/stack > /dev/null
+		done
+		echo 0 > $T/events/kpt/rs/enable
+		echo > $T/kprobe_events
+		i=$((i + 1))
+	done
+	kill $ddpid
+	wait $ddpid 2>/dev/null
+	check foreign-stack-unwind-survives test -z "$(cat $D/list)"
+
 	off=$(cat /uprobe_offset)
 	echo > $T/trace
 	check uprobe-event-created sh -c "echo 'p:kpt/bb_entry /bin/busybox:$off' > $T/uprobe_events"
@@ -119,6 +212,49 @@ if [ -w $T/kprobe_events ]; then
 	echo > $T/uprobe_events
 else
 	notok tracing-interfaces-available
+fi
+
+# --- jump optimization: the sysctl and [OPTIMIZED] ---------------------------
+S=/proc/sys/debug/kprobes-optimization
+if [ -e $S ]; then
+	check opt-sysctl-reads-1 test "$(cat $S)" = 1
+	for bad in 2 -1 x 10; do
+		if printf '%s' "$bad" > $S 2>/dev/null; then
+			notok "opt-sysctl-refuses-'$bad'"
+		else
+			ok "opt-sysctl-refuses-'$bad'"
+		fi
+	done
+	check opt-sysctl-unchanged-after-bad-writes test "$(cat $S)" = 1
+	# Function entries whose first instructions can usually be relocated
+	n=0
+	for fn in vfs_read vfs_write do_sys_openat2 ksys_read ksys_write; do
+		n=$((n + 1))
+		echo "p:kpt/o$n $fn" >> $T/kprobe_events 2>/dev/null &&
+			echo 1 > $T/events/kpt/o$n/enable
+	done
+	optimized() { grep -c 'OPTIMIZED' $D/list; }
+	i=0
+	while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+	echo "guest: kprobes/list with optimized probes:"
+	cat $D/list
+	check opt-probes-optimized test "$(optimized)" -gt 0
+	echo 0 > $S
+	check opt-sysctl-0-unoptimizes-at-once test "$(optimized)" = 0
+	cat /proc/version > /dev/null
+	check opt-sysctl-0-reads-0 test "$(cat $S)" = 0
+	echo 1 > $S
+	i=0
+	while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+	check opt-sysctl-1-optimizes-again test "$(optimized)" -gt 0
+	echo 0 > $D/enabled
+	check opt-disarmed-not-optimized test "$(optimized)" = 0
+	echo 1 > $D/enabled
+	echo 0 > $T/events/enable
+	echo > $T/kprobe_events
+	check opt-probes-removed test -z "$(cat $D/list)"
+	# Only the administrator changes it.
+	check opt-sysctl-mode sh -c "ls -l $S | grep -q '^-rw-r--r--'"
 fi
 
 # --- nothing of ours leaked (KUnit runs included) -----------------------------

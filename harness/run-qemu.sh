@@ -24,7 +24,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,modules}
 cp "$busybox" "$root/bin/busybox"
 for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
-	   reboot sed wc head tail test printf cut tr seq ls uname sync; do
+	   reboot sed wc head tail test printf cut tr seq ls uname sync dd sort kill usleep; do
 	ln -s busybox "$root/bin/$app"
 done
 find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
@@ -66,12 +66,15 @@ arm64)
 	console=ttyAMA0 ;;
 esac
 
+# A probe on init text that still runs after the init text is retired
+DEFAULT_CMDLINE="kprobe_event=p:kpt/xbc,_xbc_exit"
+
 say "booting $ARCH in QEMU with $SMP vCPUs (log: $log)"
 set +e
 with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" \
 	-nographic -no-reboot -monitor none -serial "file:$log" \
 	-kernel "$image" -initrd "$BUILD/initramfs.cpio" \
-	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE_EXTRA:-}" \
+	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE-$DEFAULT_CMDLINE} ${KERNEL_CMDLINE_EXTRA:-}" \
 	< /dev/null > /dev/null 2>&1
 rc=$?
 set -e

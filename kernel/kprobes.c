@@ -18,26 +18,48 @@
  *
  * The hit path takes no lock.  It runs in the breakpoint exception with
  * preemption and interrupts disabled, which makes it an RCU read-side
- * critical section, and it finds the point in kprobe_table with an RCU
- * hlist walk and its kprobes with an RCU list walk.
+ * critical section, and it finds the point in the kprobe_hash table with
+ * an RCU hlist walk and its kprobes with an RCU list walk.
+ *
+ * The table grows and shrinks with the number of points, so that a lookup
+ * costs the same with one probe or with tens of thousands.  Each point has
+ * two hash nodes; a resize links every point into a new table through the
+ * node the current table does not use, publishes the new table, and waits
+ * for a grace period before the old table (and with it the other node) can
+ * be reused: a lookup that started on the old table finishes its walk on
+ * nodes nobody changes.
+ *
+ * Text changes are batched: the arch writes breakpoints and original
+ * instructions as it is asked to (arch_arm_kprobe_point(),
+ * arch_disarm_kprobe_point()), and they take effect on every CPU at the
+ * next arch_kprobes_commit() (x86: one text_poke_sync(); arm64: one
+ * stop_machine() for all of them).  kprobes_commit_locked() commits before
+ * kprobe_mutex is released, and wherever what follows depends on it.
  *
  * Publication: a new point is hashed, and its first kprobe linked, before
- * its breakpoint is written; text_poke_sync() then serializes every CPU, so
- * a CPU that executes the breakpoint finds the point.
+ * its breakpoint is written and committed, so a CPU that executes the
+ * breakpoint finds the point.
  *
  * Retirement, in unregister_kprobes():
- *   1. unlink the kprobe from its point (list_del_rcu);
- *   2. if the point is now empty, restore the original byte and
- *      text_poke_sync(), then unhash the point (hlist_del_rcu);
+ *   1. unlink the kprobe from its point (list_del_rcu); if the point is
+ *      now empty, its original instruction goes back;
+ *   2. commit, then unhash the points left empty;
  *   3. synchronize_rcu(): every hit that could still see the kprobe or the
  *      point has finished its handlers, and no CPU is still executing the
  *      point's out-of-line slot (that runs with interrupts disabled);
  *   4. after an RCU-tasks grace period (no task is left inside a boosted
  *      copy of the instruction, see kprobe_point_destroy()), free the
  *      slot and the point.
- * A CPU that trapped on the breakpoint just before step 2 and looks the
- * point up just after it finds nothing; it sees that the byte under it is
- * no longer a breakpoint and simply re-executes the original instruction.
+ * A CPU that trapped on the breakpoint before step 2 finds the point, with
+ * or without kprobes, and replays its instruction; one that looks it up
+ * after finds nothing, sees that the breakpoint is gone and re-executes
+ * the original instruction.
+ *
+ * Text that goes away (module unload, module and kernel init text): its
+ * points are disarmed while the text is still there, then marked gone.  A
+ * gone point stays hashed, so that its kprobes can still be found and
+ * unregistered, but a lookup for a hit or for a new registration skips it:
+ * new text may be loaded at the same address.
  *
  * Per-CPU state (current_kprobe, kprobe_ctlblk) is only touched by its own
  * CPU with preemption disabled.
@@ -61,16 +83,35 @@
 
 #include "kprobes_internal.h"
 
-#define KPROBE_HASH_BITS	6
-#define KPROBE_TABLE_SIZE	BIT(KPROBE_HASH_BITS)
+/* The smallest table: 64 buckets */
+#define KPROBE_HASH_MIN_BITS	6
 
 /* Serializes all changes of probe state; see "Locking and ordering" */
 DEFINE_MUTEX(kprobe_mutex);
 LIST_HEAD(kprobe_points);
 bool kprobes_all_disarmed;
 
-/* Hashed, live probe points (kprobe_mutex for writers; RCU for the hit path) */
-static struct hlist_head kprobe_table[KPROBE_TABLE_SIZE];
+/**
+ * struct kprobe_hash - the probe points, looked up by address
+ * @bits: log2 of the number of buckets (immutable)
+ * @idx: which of &kprobe_point.hnode links the points into this table
+ *	(immutable)
+ * @heads: the buckets (kprobe_mutex; RCU for lookups)
+ */
+struct kprobe_hash {
+	unsigned int bits;
+	unsigned int idx;
+	struct hlist_head heads[];
+};
+
+/* The current table (kprobe_mutex; RCU-sched for lookups) */
+static struct kprobe_hash __rcu *kprobe_hash;
+/* Points in the table (kprobe_mutex) */
+static unsigned int kprobe_nr_hashed;
+/* Kernel init text may no longer be probed (kprobe_mutex) */
+static bool kprobe_init_text_gone;
+/* Text changes are waiting for arch_kprobes_commit() (kprobe_mutex) */
+static bool kprobes_text_dirty;
 
 DEFINE_PER_CPU(struct kprobe *, current_kprobe);
 DEFINE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
@@ -86,9 +127,35 @@ struct kprobe kprobe_busy = {
 
 static bool kprobes_initialized;
 
-static struct hlist_head *kprobe_bucket(const void *addr)
+static nokprobe_inline struct kprobe_hash *kprobe_hash_deref(void)
 {
-	return &kprobe_table[hash_ptr(addr, KPROBE_HASH_BITS)];
+	return rcu_dereference_sched_check(kprobe_hash,
+					   lockdep_is_held(&kprobe_mutex));
+}
+
+static nokprobe_inline struct hlist_head *
+kprobe_bucket(struct kprobe_hash *h, const void *addr)
+{
+	return &h->heads[hash_ptr(addr, h->bits)];
+}
+
+static nokprobe_inline struct kprobe_point *
+kprobe_point_of(struct hlist_node *node, struct kprobe_hash *h)
+{
+	return container_of(node - h->idx, struct kprobe_point, hnode[0]);
+}
+
+/* The chain of points @addr hashes to; walk it with kprobe_chain_next(). */
+static nokprobe_inline struct hlist_node *
+kprobe_chain(struct kprobe_hash *h, const void *addr)
+{
+	return rcu_dereference_raw(hlist_first_rcu(kprobe_bucket(h, addr)));
+}
+
+static nokprobe_inline struct hlist_node *
+kprobe_chain_next(struct hlist_node *node)
+{
+	return rcu_dereference_raw(hlist_next_rcu(node));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -104,11 +171,15 @@ static struct hlist_head *kprobe_bucket(const void *addr)
  */
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 {
+	struct kprobe_hash *h = kprobe_hash_deref();
 	struct kprobe_point *kpp;
+	struct hlist_node *node;
 
-	hlist_for_each_entry_rcu(kpp, kprobe_bucket(addr), hlist,
-				 lockdep_is_held(&kprobe_mutex)) {
-		if (kpp->addr == addr)
+	if (unlikely(!h))
+		return NULL;
+	for (node = kprobe_chain(h, addr); node; node = kprobe_chain_next(node)) {
+		kpp = kprobe_point_of(node, h);
+		if (kpp->addr == addr && !READ_ONCE(kpp->gone))
 			return kpp;
 	}
 	return NULL;
@@ -166,8 +237,13 @@ static void kprobe_run_post_handlers(struct kprobe_point *kpp,
 
 NOKPROBE_SYMBOL(kprobe_run_post_handlers);
 
-/* Account a hit whose handlers could not run because it nested. */
-static void kprobe_point_missed(struct kprobe_point *kpp)
+/**
+ * kprobe_point_missed() - account a hit whose handlers could not run
+ * @kpp: the point hit while this CPU was already inside a probe
+ *
+ * Context: hit path, preemption disabled.
+ */
+void kprobe_point_missed(struct kprobe_point *kpp)
 {
 	unsigned long old;
 	struct kprobe *p;
@@ -308,18 +384,67 @@ static bool kprobe_point_wants_armed(struct kprobe_point *kpp)
 	return false;
 }
 
-/* Bring the breakpoint of @kpp in line with its kprobes and the switch. */
-static void kprobe_point_update_locked(struct kprobe_point *kpp)
+/**
+ * kprobes_commit_locked() - make the breakpoint changes take effect
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobes_commit_locked(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobes_text_dirty) {
+		arch_kprobes_commit();
+		kprobes_text_dirty = false;
+	}
+}
+
+static void kprobe_point_disarm_locked(struct kprobe_point *kpp)
+{
+	if (kpp->ftrace) {
+		kprobe_ftrace_disarm_locked(kpp);
+	} else {
+		arch_disarm_kprobe_point(kpp);
+		kprobes_text_dirty = true;
+	}
+	kpp->armed = false;
+}
+
+static int kprobe_point_arm_locked(struct kprobe_point *kpp)
+{
+	int ret = 0;
+
+	if (kpp->ftrace) {
+		ret = kprobe_ftrace_arm_locked(kpp);
+	} else {
+		arch_arm_kprobe_point(kpp);
+		kprobes_text_dirty = true;
+	}
+	if (!ret)
+		kpp->armed = true;
+	return ret;
+}
+
+/*
+ * Bring the breakpoint (and jump) of @kpp in line with its kprobes and the
+ * switch.  Only arming can fail, for a point served by ftrace; the point
+ * is then left disarmed.
+ */
+static int kprobe_point_update_locked(struct kprobe_point *kpp)
 {
 	bool want = kprobe_point_wants_armed(kpp);
 
-	if (want == kpp->armed)
-		return;
-	if (want)
-		arch_arm_kprobe_point(kpp);
-	else
-		arch_disarm_kprobe_point(kpp);
-	kpp->armed = want;
+	int ret = 0;
+
+	if (kpp->armed && (!want || (kpp->ftrace &&
+				     kprobe_ftrace_needs_rearm(kpp)))) {
+		/* A jump goes before the breakpoint behind it. */
+		kprobe_opt_cancel_locked(kpp);
+		kprobe_point_disarm_locked(kpp);
+	}
+	if (want && !kpp->armed)
+		ret = kprobe_point_arm_locked(kpp);
+	kprobe_opt_update_locked(kpp);
+	return ret;
 }
 
 /**
@@ -328,21 +453,28 @@ static void kprobe_point_update_locked(struct kprobe_point *kpp)
  *	enabled kprobes
  *
  * Context: process context, may sleep.
- * Return: 0.
+ * Return: 0, or the first error of a point that could not be armed (the
+ * others are armed all the same).
  */
 int kprobes_set_armed(bool armed)
 {
 	struct kprobe_point *kpp;
+	int ret = 0, err;
 
 	mutex_lock(&kprobe_mutex);
 	if (kprobes_all_disarmed != !armed) {
 		kprobes_all_disarmed = !armed;
-		list_for_each_entry(kpp, &kprobe_points, node)
-			kprobe_point_update_locked(kpp);
-		pr_info("kprobes globally %s\n", armed ? "armed" : "disarmed");
+		list_for_each_entry(kpp, &kprobe_points, node) {
+			err = kprobe_point_update_locked(kpp);
+			if (err && !ret)
+				ret = err;
+		}
+		kprobes_commit_locked();
+		pr_info("kprobes globally %s%s\n", armed ? "armed" : "disarmed",
+			ret ? ", but some could not be armed" : "");
 	}
 	mutex_unlock(&kprobe_mutex);
-	return 0;
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -393,20 +525,32 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
  * @sym: a symbol, or NULL with @addr
  * @offset: offset from @addr or @sym
  *
+ * A function entry is offset 0 of a function, or the address a probe
+ * there moves to (past an ENDBR on x86); the registers hold the
+ * function's arguments there, and a kretprobe may only go there.
+ *
  * Context: process context.
- * Return: true if the position resolves to the entry of a function.
+ * Return: 0 if the position is a function entry; -ENOENT if @sym is
+ * unknown; -EINVAL if the position is not an entry or the request is
+ * malformed.
  */
-bool kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			  unsigned long offset)
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
 {
 	bool on_func_entry = false;
+	int ret;
 
-	if (kprobe_resolve_addr(addr, sym, offset, &addr, &on_func_entry))
-		return false;
-	return on_func_entry;
+	ret = kprobe_resolve_addr(addr, sym, offset, &addr, &on_func_entry);
+	if (ret)
+		return ret;
+	return on_func_entry ? 0 : -EINVAL;
 }
+EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
 
-/* Text that other subsystems patch, or that is a BUG()/WARN() site. */
+/*
+ * Text that other subsystems patch, or that is a BUG()/WARN() site.  An
+ * ftrace call site itself is not: a probe there is served by ftrace.
+ */
 static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 {
 	bool reserved;
@@ -415,7 +559,7 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	reserved = jump_label_text_reserved(addr, addr);
 	jump_label_unlock();
 	return reserved || static_call_text_reserved(addr, addr) ||
-	       ftrace_text_reserved(addr, addr) ||
+	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
 	       find_bug((unsigned long)addr) ||
 	       arch_kprobe_text_reserved(addr);
 }
@@ -432,6 +576,8 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 
 	*modp = NULL;
 	if (within_kprobe_blacklist(a))
+		return -EINVAL;
+	if (kprobe_init_text_gone && is_kernel_inittext(a))
 		return -EINVAL;
 	if (kprobe_text_reserved(addr))
 		return -EBUSY;
@@ -456,14 +602,97 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 	return ret;
 }
 
-/* Is @p registered?  Scans every point: registration is not a fast path. */
+/* ---------------------------------------------------------------------- */
+/* The table of points: see "Locking and ordering".                        */
+/* ---------------------------------------------------------------------- */
+
+static struct kprobe_hash *kprobe_hash_alloc(unsigned int bits,
+					     unsigned int idx)
+{
+	struct kprobe_hash *h;
+
+	h = kvzalloc(struct_size(h, heads, 1UL << bits),
+		     GFP_KERNEL | __GFP_NOWARN);
+	if (h) {
+		h->bits = bits;
+		h->idx = idx;
+	}
+	return h;
+}
+
+/* Move every point to a table of 2^@bits buckets. */
+static void kprobe_hash_resize_locked(unsigned int bits)
+{
+	struct kprobe_hash *old = kprobe_hash_deref(), *new;
+	struct kprobe_point *kpp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	/* On failure the old table goes on working, only slower. */
+	new = kprobe_hash_alloc(bits, !old->idx);
+	if (!new)
+		return;
+	list_for_each_entry(kpp, &kprobe_points, node)
+		hlist_add_head_rcu(&kpp->hnode[new->idx],
+				   kprobe_bucket(new, kpp->addr));
+	rcu_assign_pointer(kprobe_hash, new);
+	/* Lookups on @old are done: its nodes may be relinked next time. */
+	synchronize_rcu();
+	kvfree(old);
+}
+
+static void kprobe_hash_add_locked(struct kprobe_point *kpp)
+{
+	struct kprobe_hash *h = kprobe_hash_deref();
+
+	lockdep_assert_held(&kprobe_mutex);
+	hlist_add_head_rcu(&kpp->hnode[h->idx], kprobe_bucket(h, kpp->addr));
+	list_add_tail(&kpp->node, &kprobe_points);
+	/* Keep chains short: at most one point per bucket on average. */
+	if (++kprobe_nr_hashed > (1U << h->bits))
+		kprobe_hash_resize_locked(h->bits + 1);
+	/* An optimized neighbour whose jump covers @kpp goes back to int3. */
+	kprobe_opt_neighbours_locked(kpp->addr);
+}
+
+/* Unhash @kpp; it leaves kprobe_points for the caller's list @to. */
+static void kprobe_hash_del_locked(struct kprobe_point *kpp,
+				   struct list_head *to)
+{
+	struct kprobe_hash *h = kprobe_hash_deref();
+
+	lockdep_assert_held(&kprobe_mutex);
+	hlist_del_rcu(&kpp->hnode[h->idx]);
+	list_move(&kpp->node, to);
+	if (--kprobe_nr_hashed < (1U << h->bits) / 4 &&
+	    h->bits > KPROBE_HASH_MIN_BITS)
+		kprobe_hash_resize_locked(h->bits - 1);
+	/* The neighbours @kpp kept from being optimized may be now. */
+	kprobe_opt_neighbours_locked(kpp->addr);
+}
+
+/**
+ * kprobe_is_registered_locked() - is @p registered?
+ * @p: any kprobe, registered or not
+ *
+ * Looks @p up by its address, which is all of @p that may be read before
+ * it is known to be registered; gone points are included.
+ *
+ * Context: kprobe_mutex held.
+ * Return: true if @p is registered.
+ */
 bool kprobe_is_registered_locked(struct kprobe *p)
 {
+	struct kprobe_hash *h = kprobe_hash_deref();
 	struct kprobe_point *kpp;
+	struct hlist_node *node;
 	struct kprobe *q;
 
 	lockdep_assert_held(&kprobe_mutex);
-	list_for_each_entry(kpp, &kprobe_points, node) {
+	for (node = kprobe_chain(h, p->addr); node;
+	     node = kprobe_chain_next(node)) {
+		kpp = kprobe_point_of(node, h);
+		if (kpp->addr != p->addr)
+			continue;
 		list_for_each_entry(q, &kpp->probes, list) {
 			if (q == p)
 				return true;
@@ -482,11 +711,16 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 		return ERR_PTR(-ENOMEM);
 	kpp->addr = addr;
 	INIT_LIST_HEAD(&kpp->probes);
-	ret = arch_prepare_kprobe_point(kpp);
-	if (ret) {
-		kfree(kpp);
-		return ERR_PTR(ret);
+	/* ftrace owns the instruction there: nothing to decode or copy. */
+	kpp->ftrace = kprobe_ftrace_site(addr);
+	if (!kpp->ftrace) {
+		ret = arch_prepare_kprobe_point(kpp);
+		if (ret) {
+			kfree(kpp);
+			return ERR_PTR(ret);
+		}
 	}
+	kprobe_opt_init_point(kpp);
 	return kpp;
 }
 
@@ -495,7 +729,9 @@ static void kprobe_point_free_work(struct work_struct *work)
 	struct kprobe_point *kpp = container_of(work, struct kprobe_point,
 						free_work);
 
-	arch_remove_kprobe_point(kpp);
+	kprobe_opt_release_point(kpp);
+	if (!kpp->ftrace)
+		arch_remove_kprobe_point(kpp);
 	kfree(kpp);
 }
 
@@ -519,27 +755,29 @@ static void kprobe_point_destroy(struct kprobe_point *kpp)
 	call_rcu_tasks(&kpp->rcu, kprobe_point_free_rcu);
 }
 
-static int __register_kprobe(struct kprobe *p)
+/**
+ * register_kprobe_locked() - register a kprobe at a resolved address
+ * @p: the kprobe
+ * @addr: where it goes, from kprobe_resolve()
+ * @on_func_entry: @addr is a function entry
+ *
+ * Context: kprobe_mutex held.
+ * Return: as register_kprobe().
+ */
+int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
+			   bool on_func_entry)
 {
 	struct kprobe_point *kpp;
-	bool on_func_entry = false;
-	kprobe_opcode_t *addr;
+	LIST_HEAD(to_free);
 	struct module *mod;
 	int ret;
 
-	ret = kprobe_resolve_addr(p->addr, p->symbol_name, p->offset, &addr,
-				  &on_func_entry);
-	if (ret)
-		return ret;
-
-	mutex_lock(&kprobe_mutex);
-	if (kprobe_is_registered_locked(p)) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
+	lockdep_assert_held(&kprobe_mutex);
+	if (kprobe_is_registered_locked(p))
+		return -EINVAL;
 	ret = kprobe_check_addr(addr, &mod);
 	if (ret)
-		goto out_unlock;
+		return ret;
 
 	kpp = kprobe_point_lookup(addr);
 	if (!kpp) {
@@ -548,24 +786,49 @@ static int __register_kprobe(struct kprobe *p)
 			ret = PTR_ERR(kpp);
 			goto out_put;
 		}
-		hlist_add_head_rcu(&kpp->hlist, kprobe_bucket(addr));
-		list_add_tail(&kpp->node, &kprobe_points);
+		kprobe_hash_add_locked(kpp);
 	}
 
 	/* Only KPROBE_FLAG_DISABLED is the caller's to choose. */
 	p->flags &= KPROBE_FLAG_DISABLED;
 	if (on_func_entry)
 		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	if (kpp->ftrace)
+		p->flags |= KPROBE_FLAG_FTRACE;
 	p->addr = addr;
 	p->nmissed = 0;
 	p->point = kpp;
 	list_add_tail_rcu(&p->list, &kpp->probes);
-	kprobe_point_update_locked(kpp);
+	ret = kprobe_point_update_locked(kpp);
+	if (ret) {
+		/* Back out: the point is as it was, or empty and retired. */
+		unregister_kprobe_locked(p);
+		kprobes_commit_locked();
+		kprobe_retire_point_locked(kpp, &to_free);
+		/* A hit on the point may still see @p: the caller may free it. */
+		synchronize_rcu();
+		kprobe_unregister_done(p);
+		kprobe_points_destroy(&to_free);
+	}
 out_put:
 	module_put(mod);
-out_unlock:
-	mutex_unlock(&kprobe_mutex);
 	return ret;
+}
+
+/**
+ * kprobe_resolve() - where a kprobe asks to go
+ * @p: the kprobe, with addr or symbol_name, and offset
+ * @addr: the address to probe
+ * @on_func_entry: whether it is a function entry
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL / -ENOENT as register_kprobe().
+ */
+int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
+		   bool *on_func_entry)
+{
+	return kprobe_resolve_addr(p->addr, p->symbol_name, p->offset, addr,
+				   on_func_entry);
 }
 
 /**
@@ -583,31 +846,87 @@ out_unlock:
  */
 int register_kprobe(struct kprobe *p)
 {
-	if (!p || !kprobes_initialized)
-		return -EINVAL;
-	return __register_kprobe(p);
+	return p ? register_kprobes(&p, 1) : -EINVAL;
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
-/*
- * Unlink @p from its point.  If the point is left empty, lift its breakpoint,
- * unhash it and move it to @to_free, to be destroyed after a grace period.
+/**
+ * unregister_kprobe_locked() - step 1 of "Retirement"
+ * @p: a registered kprobe
+ *
+ * The caller then commits, retires the point with
+ * kprobe_retire_point_locked(), waits for a grace period and calls
+ * kprobe_unregister_done() and kprobe_points_destroy().
+ *
+ * Context: kprobe_mutex held.
  */
-static void __unregister_kprobe_locked(struct kprobe *p,
-				       struct list_head *to_free)
+void unregister_kprobe_locked(struct kprobe *p)
 {
-	struct kprobe_point *kpp = p->point;
-
 	lockdep_assert_held(&kprobe_mutex);
 	list_del_rcu(&p->list);
-	if (!list_empty(&kpp->probes)) {
-		kprobe_point_update_locked(kpp);
-		return;
+	WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_OPTIMIZED);
+	kprobe_point_update_locked(p->point);
+}
+
+/**
+ * kprobe_retire_point_locked() - step 2 of "Retirement"
+ * @kpp: the point of a kprobe given to unregister_kprobe_locked()
+ * @to_free: where @kpp goes if it has no kprobe left
+ *
+ * Context: kprobe_mutex held, after kprobes_commit_locked().
+ */
+void kprobe_retire_point_locked(struct kprobe_point *kpp,
+				struct list_head *to_free)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (list_empty(&kpp->probes) && !kpp->retired) {
+		kpp->retired = true;
+		kprobe_hash_del_locked(kpp, to_free);
 	}
-	kprobe_point_update_locked(kpp);
-	if (!kpp->gone)
-		hlist_del_rcu(&kpp->hlist);
-	list_move(&kpp->node, to_free);
+}
+
+/**
+ * kprobe_unregister_done() - step 3 of "Retirement", for one kprobe
+ * @p: a kprobe given to unregister_kprobe_locked(), or one that was not
+ *	registered (nothing to do then)
+ *
+ * Context: process context, after a grace period that began after @p was
+ * unlinked.
+ */
+void kprobe_unregister_done(struct kprobe *p)
+{
+	if (p->point) {
+		INIT_LIST_HEAD(&p->list);
+		p->point = NULL;
+	}
+}
+
+/**
+ * kprobe_points_destroy() - step 4 of "Retirement"
+ * @to_free: the points unregister_kprobe_locked() left there
+ *
+ * Context: process context, after the grace period of step 3.
+ */
+void kprobe_points_destroy(struct list_head *to_free)
+{
+	struct kprobe_point *kpp, *tmp;
+
+	list_for_each_entry_safe(kpp, tmp, to_free, node)
+		kprobe_point_destroy(kpp);
+}
+
+/**
+ * kprobe_forget_unregistered() - what unregistering a stranger does to it
+ * @p: a kprobe that is not registered
+ *
+ * Its address is cleared, as the API promises.
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_forget_unregistered(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	p->addr = NULL;
 }
 
 /**
@@ -615,14 +934,14 @@ static void __unregister_kprobe_locked(struct kprobe *p,
  * @kps: the probes
  * @num: how many
  *
- * Probes in @kps that are not registered are skipped.  When this returns,
- * no handler of any of them is running or will run.
+ * Probes in @kps that are not registered are skipped, and their addr is
+ * cleared.  When this returns, no handler of any of them is running or
+ * will run.
  *
  * Context: process context, may sleep.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
 {
-	struct kprobe_point *kpp, *tmp;
 	LIST_HEAD(to_free);
 	int i;
 
@@ -630,24 +949,28 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		return;
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
-		if (kps[i] && kprobe_is_registered_locked(kps[i]))
-			__unregister_kprobe_locked(kps[i], &to_free);
-		else if (kps[i])
-			kps[i]->point = NULL;
+		if (!kps[i])
+			continue;
+		if (kprobe_is_registered_locked(kps[i]))
+			unregister_kprobe_locked(kps[i]);
+		else
+			kprobe_forget_unregistered(kps[i]);
+	}
+	/* Step 2 */
+	kprobes_commit_locked();
+	for (i = 0; i < num; i++) {
+		if (kps[i] && kps[i]->point)
+			kprobe_retire_point_locked(kps[i]->point, &to_free);
 	}
 	mutex_unlock(&kprobe_mutex);
 
-	/* Pairs with the RCU walks of the hit path; see "Retirement". */
+	/* Step 3: pairs with the RCU walks of the hit path. */
 	synchronize_rcu();
-
 	for (i = 0; i < num; i++) {
-		if (kps[i] && kps[i]->point) {
-			INIT_LIST_HEAD(&kps[i]->list);
-			kps[i]->point = NULL;
-		}
+		if (kps[i])
+			kprobe_unregister_done(kps[i]);
 	}
-	list_for_each_entry_safe(kpp, tmp, &to_free, node)
-		kprobe_point_destroy(kpp);
+	kprobe_points_destroy(&to_free);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);
 
@@ -674,18 +997,24 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
+	kprobe_opcode_t *addr;
+	bool on_func_entry;
 	int i, ret = 0;
 
-	if (!kps || num <= 0)
+	if (!kps || num <= 0 || !kprobes_initialized)
 		return -EINVAL;
-	for (i = 0; i < num; i++) {
-		ret = register_kprobe(kps[i]);
-		if (ret) {
-			if (i > 0)
-				unregister_kprobes(kps, i);
-			break;
-		}
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num && !ret; i++) {
+		ret = kps[i] ? kprobe_resolve(kps[i], &addr, &on_func_entry) :
+			       -EINVAL;
+		if (!ret)
+			ret = register_kprobe_locked(kps[i], addr, on_func_entry);
 	}
+	/* All the breakpoints at once */
+	kprobes_commit_locked();
+	mutex_unlock(&kprobe_mutex);
+	if (ret && i > 1)
+		unregister_kprobes(kps, i - 1);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
@@ -706,7 +1035,13 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
 		else
 			WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_DISABLED);
-		kprobe_point_update_locked(p->point);
+		ret = kprobe_point_update_locked(p->point);
+		if (ret) {
+			/* It could not be armed: it stays disabled. */
+			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
+			kprobe_point_update_locked(p->point);
+		}
+		kprobes_commit_locked();
 	}
 	mutex_unlock(&kprobe_mutex);
 	return ret;
@@ -760,7 +1095,11 @@ NOKPROBE_SYMBOL(get_kprobe);
 /* Text that goes away: module unload, module and kernel init text.        */
 /* ---------------------------------------------------------------------- */
 
-/* The text under @kpp is about to be freed: never touch it again. */
+/*
+ * The text under @kpp is about to be freed: disarm it while it is still
+ * there (it may still run: async module init, the end of kernel init),
+ * then never touch it again.
+ */
 static void kprobe_point_kill_locked(struct kprobe_point *kpp)
 {
 	struct kprobe *p;
@@ -768,23 +1107,31 @@ static void kprobe_point_kill_locked(struct kprobe_point *kpp)
 	lockdep_assert_held(&kprobe_mutex);
 	if (kpp->gone)
 		return;
-	kpp->gone = true;
-	kpp->armed = false;
-	hlist_del_rcu(&kpp->hlist);
+	WRITE_ONCE(kpp->gone, true);
+	kprobe_point_update_locked(kpp);
 	list_for_each_entry(p, &kpp->probes, list)
 		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
+}
+
+static void kprobes_kill_range_locked(bool (*match)(unsigned long addr,
+						    void *arg), void *arg)
+{
+	struct kprobe_point *kpp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(kpp, &kprobe_points, node) {
+		if (match((unsigned long)kpp->addr, arg))
+			kprobe_point_kill_locked(kpp);
+	}
+	/* Before the text goes */
+	kprobes_commit_locked();
 }
 
 static void kprobes_kill_range(bool (*match)(unsigned long addr, void *arg),
 			       void *arg)
 {
-	struct kprobe_point *kpp;
-
 	mutex_lock(&kprobe_mutex);
-	list_for_each_entry(kpp, &kprobe_points, node) {
-		if (match((unsigned long)kpp->addr, arg))
-			kprobe_point_kill_locked(kpp);
-	}
+	kprobes_kill_range_locked(match, arg);
 	mutex_unlock(&kprobe_mutex);
 }
 
@@ -830,24 +1177,29 @@ static bool kprobe_in_kernel_init(unsigned long addr, void *unused)
 }
 
 /**
- * kprobe_free_init_mem() - mark probes on kernel init text as gone
+ * kprobe_free_init_mem() - retire the probes on kernel init text
  *
- * Called by the init code just before it frees the init sections.
+ * Called by the init code before it frees the init sections, while the
+ * init text can still be patched: the probes there are disarmed and
+ * marked gone, and the init text can no longer be probed.
  *
  * Context: process context, may sleep.
  */
 void kprobe_free_init_mem(void)
 {
-	kprobes_kill_range(kprobe_in_kernel_init, NULL);
+	mutex_lock(&kprobe_mutex);
+	kprobe_init_text_gone = true;
+	kprobes_kill_range_locked(kprobe_in_kernel_init, NULL);
+	mutex_unlock(&kprobe_mutex);
 }
 
 static int __init init_kprobes(void)
 {
-	int i, ret;
+	int ret;
 
-	for (i = 0; i < KPROBE_TABLE_SIZE; i++)
-		INIT_HLIST_HEAD(&kprobe_table[i]);
-
+	kprobe_hash = kprobe_hash_alloc(KPROBE_HASH_MIN_BITS, 0);
+	if (!kprobe_hash)
+		return -ENOMEM;
 	ret = kprobe_blacklist_init();
 	if (ret) {
 		pr_err("cannot build the blacklist (%d): kprobes disabled\n", ret);

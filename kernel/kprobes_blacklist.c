@@ -3,8 +3,21 @@
  * kprobes blacklist: text that must never get a breakpoint.
  *
  * Sources: every NOKPROBE_SYMBOL() of the kernel and of loaded modules,
- * the .kprobes.text and .noinstr.text sections (kernel and modules), and
- * what the architecture adds (its entry code, for one).
+ * the .kprobes.text and .noinstr.text sections (kernel and modules), what
+ * the architecture adds (its entry code, for one), and the copies the
+ * compiler made of all these.
+ *
+ * Compiler-made copies
+ * --------------------
+ * GCC moves code of a function foo into other symbols: "foo.cold" (its
+ * unlikely paths), "foo.part.0" (an outlined part), "foo.isra.0",
+ * "foo.constprop.0" (specialized clones), "foo.lto_priv.0".  They run as
+ * part of foo, so when foo is blacklisted they are too.  The symbol table
+ * is scanned twice, matching names by a 64-bit hash of what precedes the
+ * first '.': first every copy is collected, then every blacklisted
+ * function whose name a copy carries marks those copies, which are then
+ * added.  Two static functions of the same name, one blacklisted, make the
+ * copies of both refused: erring on the safe side.
  *
  * Locking: kprobe_blacklist_lock serializes writers; readers walk the list
  * under RCU, because within_kprobe_blacklist() is also called from the
@@ -13,11 +26,13 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/bsearch.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <asm/sections.h>
 
 #include "kprobes_internal.h"
@@ -90,6 +105,207 @@ static void kprobe_blacklist_add_symbols(unsigned long *start,
 }
 
 /**
+ * struct kprobe_copy - a compiler-made copy of a function
+ * @hash: hash of the name of the function it was made from
+ * @addr: where the copy is
+ * @blacklisted: the function it was made from is blacklisted
+ */
+struct kprobe_copy {
+	u64 hash;
+	unsigned long addr;
+	bool blacklisted;
+};
+
+/**
+ * struct kprobe_copies - a growing array of copies
+ * @copies: the array
+ * @nr: entries used
+ * @max: entries allocated
+ */
+struct kprobe_copies {
+	struct kprobe_copy *copies;
+	unsigned int nr;
+	unsigned int max;
+};
+
+/**
+ * struct kprobe_copy_scan - the state of a scan for copies
+ * @mod: the module scanned, or NULL for the kernel
+ * @found: the copies found, sorted by hash after the first pass
+ * @cold: the kernel's cold parts, by the hash of their function's name
+ * @err: -ENOMEM if the first pass ran out of memory
+ */
+struct kprobe_copy_scan {
+	struct module *mod;
+	struct kprobe_copies found;
+	struct kprobe_copies cold;
+	int err;
+};
+
+/* The kernel's cold parts, for the jump optimizer; sorted, immutable */
+static struct kprobe_copies kprobe_cold_parts;
+
+#define FNV64_OFFSET	0xcbf29ce484222325ULL
+#define FNV64_PRIME	0x100000001b3ULL
+
+/* FNV-1a of @name up to its first '.'; *@copy tells whether there was one */
+static u64 kprobe_base_name_hash(const char *name, bool *copy)
+{
+	u64 hash = FNV64_OFFSET;
+
+	for (; *name && *name != '.'; name++)
+		hash = (hash ^ (u8)*name) * FNV64_PRIME;
+	*copy = *name == '.';
+	return hash;
+}
+
+/* FNV-1a of the first @len characters of @name */
+static u64 kprobe_name_hash(const char *name, size_t len)
+{
+	u64 hash = FNV64_OFFSET;
+
+	while (len--)
+		hash = (hash ^ (u8)*name++) * FNV64_PRIME;
+	return hash;
+}
+
+static int kprobe_copies_add(struct kprobe_copies *c, u64 hash,
+			     unsigned long addr)
+{
+	struct kprobe_copy *more;
+
+	if (c->nr == c->max) {
+		c->max = max(64U, 2 * c->max);
+		more = krealloc_array(c->copies, c->max, sizeof(*more),
+				      GFP_KERNEL);
+		if (!more)
+			return -ENOMEM;
+		c->copies = more;
+	}
+	c->copies[c->nr++] = (struct kprobe_copy){ hash, addr, false };
+	return 0;
+}
+
+static bool kprobe_scan_wants(struct kprobe_copy_scan *scan,
+			      struct module *mod, unsigned long addr)
+{
+	if (mod != scan->mod)
+		return false;
+	return mod ? is_module_text_address(addr) : core_kernel_text(addr);
+}
+
+static int kprobe_collect_copy(void *data, const char *name,
+			       struct module *mod, unsigned long addr)
+{
+	struct kprobe_copy_scan *scan = data;
+	size_t len = strlen(name);
+	bool copy;
+	u64 hash;
+
+	hash = kprobe_base_name_hash(name, &copy);
+	if (!copy || !kprobe_scan_wants(scan, mod, addr))
+		return 0;
+	if (!scan->mod && len > 5 && !strcmp(name + len - 5, ".cold") &&
+	    kprobe_copies_add(&scan->cold, kprobe_name_hash(name, len - 5), addr))
+		scan->err = -ENOMEM;
+	if (kprobe_copies_add(&scan->found, hash, addr))
+		scan->err = -ENOMEM;
+	return scan->err;
+}
+
+static int kprobe_copy_cmp(const void *a, const void *b)
+{
+	u64 x = ((const struct kprobe_copy *)a)->hash;
+	u64 y = ((const struct kprobe_copy *)b)->hash;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Second pass: a blacklisted function marks the copies of its name. */
+static int kprobe_mark_copies(void *data, const char *name,
+			      struct module *mod, unsigned long addr)
+{
+	struct kprobe_copy_scan *scan = data;
+	struct kprobe_copies *found = &scan->found;
+	struct kprobe_copy key, *c, *end = found->copies + found->nr;
+	bool copy;
+
+	key.hash = kprobe_base_name_hash(name, &copy);
+	if (copy || !kprobe_scan_wants(scan, mod, addr))
+		return 0;
+	c = bsearch(&key, found->copies, found->nr, sizeof(key),
+		    kprobe_copy_cmp);
+	if (!c || !within_kprobe_blacklist(addr))
+		return 0;
+	/* bsearch() found one of a run of equal hashes: mark the whole run. */
+	while (c > found->copies && c[-1].hash == key.hash)
+		c--;
+	for (; c < end && c->hash == key.hash; c++)
+		c->blacklisted = true;
+	return 0;
+}
+
+/* Blacklist the copies of blacklisted functions in @mod (NULL: the kernel). */
+static void kprobe_blacklist_add_copies(struct module *mod)
+{
+	struct kprobe_copy_scan scan = { .mod = mod };
+	unsigned int i;
+
+	if (mod)
+		module_kallsyms_on_each_symbol(kprobe_collect_copy, &scan);
+	else
+		kallsyms_on_each_symbol(kprobe_collect_copy, &scan);
+	if (scan.err)
+		pr_warn("out of memory: copies of blacklisted functions stay probeable\n");
+	if (!mod && !scan.err) {
+		sort(scan.cold.copies, scan.cold.nr, sizeof(*scan.cold.copies),
+		     kprobe_copy_cmp, NULL);
+		kprobe_cold_parts = scan.cold;
+	} else {
+		kfree(scan.cold.copies);
+	}
+	if (!scan.found.nr)
+		goto out;
+	sort(scan.found.copies, scan.found.nr, sizeof(*scan.found.copies),
+	     kprobe_copy_cmp, NULL);
+	if (mod)
+		module_kallsyms_on_each_symbol(kprobe_mark_copies, &scan);
+	else
+		kallsyms_on_each_symbol(kprobe_mark_copies, &scan);
+	for (i = 0; i < scan.found.nr; i++) {
+		if (scan.found.copies[i].blacklisted &&
+		    kprobe_blacklist_add_symbol(scan.found.copies[i].addr) == -ENOMEM)
+			pr_warn("out of memory for blacklist entry %ps\n",
+				(void *)scan.found.copies[i].addr);
+	}
+out:
+	kfree(scan.found.copies);
+}
+
+/**
+ * kprobe_cold_part() - where the cold part of a kernel function is
+ * @func: the start of a function of the kernel (not of a module)
+ *
+ * GCC moves the unlikely paths of a function "foo" into "foo.cold", which
+ * jumps back into foo: the jump optimizer must look at both.
+ *
+ * Context: process context.
+ * Return: the address of the cold part, or 0 if there is none.
+ */
+unsigned long kprobe_cold_part(unsigned long func)
+{
+	struct kprobe_copy key, *c;
+	char name[KSYM_NAME_LEN];
+
+	if (!kprobe_cold_parts.nr || lookup_symbol_name(func, name))
+		return 0;
+	key.hash = kprobe_name_hash(name, strlen(name));
+	c = bsearch(&key, kprobe_cold_parts.copies, kprobe_cold_parts.nr,
+		    sizeof(key), kprobe_copy_cmp);
+	return c ? c->addr : 0;
+}
+
+/**
  * kprobe_blacklist_add_module() - blacklist a loading module's unprobeable text
  * @mod: a module in MODULE_STATE_COMING
  *
@@ -106,6 +322,7 @@ void kprobe_blacklist_add_module(struct module *mod)
 	kprobe_blacklist_add_range(start, start + mod->kprobes_text_size);
 	start = (unsigned long)mod->noinstr_text_start;
 	kprobe_blacklist_add_range(start, start + mod->noinstr_text_size);
+	kprobe_blacklist_add_copies(mod);
 }
 
 /**
@@ -154,6 +371,8 @@ int kprobe_blacklist_init(void)
 						 (unsigned long)__noinstr_text_end);
 	if (!ret)
 		ret = arch_populate_kprobe_blacklist();
+	if (!ret)
+		kprobe_blacklist_add_copies(NULL);
 	return ret;
 }
 

@@ -5,7 +5,8 @@
  *   list       every registered probe, one line each: "<address>  <k|r>
  *              <symbol>+0x<offset>  [<module>]  [GONE][DISABLED]..."
  *              (k: kprobe, r: the entry probe of a kretprobe)
- *   enabled    "1" while registered probes are armed; write 0 or 1
+ *   enabled    "1" while registered probes are armed; write a boolean
+ *              (0/1, n/y, off/on) to disarm or rearm them all
  *   blacklist  "0x<start>-0x<end>\t<symbol>" for each refused range
  *
  * Addresses are printed as zeros to readers who may not see kernel
@@ -41,6 +42,8 @@ static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
 			      namebuf);
 	if (sym)
 		seq_printf(m, "%s+0x%lx", sym, offset);
+	else if (p->symbol_name)	/* freed text: what the user asked for */
+		seq_printf(m, "%s+0x%x", p->symbol_name, p->offset);
 	else
 		seq_puts(m, "(unknown)");
 	if (sym && modname)
@@ -136,18 +139,14 @@ static ssize_t kprobe_enabled_read(struct file *file, char __user *ubuf,
 static ssize_t kprobe_enabled_write(struct file *file, const char __user *ubuf,
 				    size_t count, loff_t *ppos)
 {
-	char buf[3] = {};
+	bool armed;
+	int ret;
 
-	/* Exactly "0" or "1", with an optional newline. */
-	if (count == 0 || count > 2)
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	if (count == 2 && buf[1] != '\n')
-		return -EINVAL;
-	if (buf[0] != '0' && buf[0] != '1')
-		return -EINVAL;
-	kprobes_set_armed(buf[0] == '1');
+	/* What kstrtobool() takes: 0/1, y/n, on/off, ... */
+	ret = kstrtobool_from_user(ubuf, count, &armed);
+	if (ret)
+		return ret;
+	kprobes_set_armed(armed);
 	return count;
 }
 

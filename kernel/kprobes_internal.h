@@ -31,6 +31,19 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 #endif
 bool kprobe_is_registered_locked(struct kprobe *p);
 
+/* Registration in steps, for kretprobes (see "Retirement" in kprobes.c) */
+int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
+		   bool *on_func_entry);
+int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
+			   bool on_func_entry);
+void unregister_kprobe_locked(struct kprobe *p);
+void kprobes_commit_locked(void);
+void kprobe_retire_point_locked(struct kprobe_point *kpp,
+				struct list_head *to_free);
+void kprobe_forget_unregistered(struct kprobe *p);
+void kprobe_unregister_done(struct kprobe *p);
+void kprobe_points_destroy(struct list_head *to_free);
+
 /**
  * struct kprobe_blacklist_entry - a range of text that must not be probed
  * @list: entry in kprobe_blacklist (kprobe_blacklist_lock; RCU)
@@ -53,5 +66,59 @@ extern struct mutex kprobe_blacklist_lock;
 int kprobe_blacklist_init(void);
 void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
+
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_init_point(struct kprobe_point *kpp);
+void kprobe_opt_release_point(struct kprobe_point *kpp);
+void kprobe_opt_update_locked(struct kprobe_point *kpp);
+void kprobe_opt_cancel_locked(struct kprobe_point *kpp);
+void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr);
+#else
+static inline void kprobe_opt_init_point(struct kprobe_point *kpp)
+{
+}
+
+static inline void kprobe_opt_release_point(struct kprobe_point *kpp)
+{
+}
+
+static inline void kprobe_opt_update_locked(struct kprobe_point *kpp)
+{
+}
+
+static inline void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
+{
+}
+
+static inline void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr)
+{
+}
+#endif
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+bool kprobe_ftrace_site(kprobe_opcode_t *addr);
+int kprobe_ftrace_arm_locked(struct kprobe_point *kpp);
+void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp);
+bool kprobe_ftrace_needs_rearm(struct kprobe_point *kpp);
+#else
+static inline bool kprobe_ftrace_site(kprobe_opcode_t *addr)
+{
+	return false;
+}
+
+static inline int kprobe_ftrace_arm_locked(struct kprobe_point *kpp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp)
+{
+}
+
+static inline bool kprobe_ftrace_needs_rearm(struct kprobe_point *kpp)
+{
+	return false;
+}
+#endif
 
 #endif /* _KERNEL_KPROBES_INTERNAL_H */

@@ -22,19 +22,37 @@
  *
  * llist_del_first() is safe against the concurrent llist_del_all() of a
  * thief only if no node can be put back on the same list while it runs.
- * Takes happen in an entry hit, which runs in the breakpoint exception with
- * interrupts off; an NMI on this CPU that hits an entry probe then finds
- * kprobe_running() set and only counts a miss.  So a list is only ever
- * pushed to by its own CPU, never in the middle of that CPU's take, and a
- * node taken by a thief cannot come back to the list before the take ends.
- * No cache line is shared by all CPUs on a hit.
+ * A list is only pushed to by its own CPU, so it is enough that nothing on
+ * this CPU gives an instance back in the middle of a take:
+ *
+ *  - a take runs with interrupts disabled (an entry hit may come from
+ *    ftrace or from an optimized probe, where they are on), so no
+ *    interrupt, softirq or task switch can return an instance meanwhile;
+ *  - a take runs inside a probe hit (current_kprobe set), so an NMI that
+ *    hits an entry probe only counts a miss: it holds no instance it could
+ *    give back.
+ *
+ * So a node taken by a thief cannot come back to the list before the take
+ * ends.  No cache line is shared by all CPUs on a hit.
  *
  * Lifetime: instances outlive unregister_kretprobe().  Unregistration
  * removes the entry probe, then detaches the pool from the kretprobe
  * (pool->rp = NULL) and waits for a grace period: from then on a returning
- * instance runs no handler and is counted in pool->refs instead of being
- * listed.  The free instances are collected; when the last outstanding one
- * comes back (or its task is freed), the pool is released.
+ * instance runs no handler and drops a reference instead of being listed.
+ * The references are counted in pool->refs:
+ *
+ *   1. kretprobe_pool_detach() sets refs to one per instance plus one for
+ *      the unregistration itself, and only then, with release semantics,
+ *      clears pool->rp.  kretprobe_pool_put() reads pool->rp with acquire
+ *      semantics (pairs with that release): a put that sees NULL also
+ *      sees the count it decrements.
+ *   2. After the grace period every put that saw the kretprobe has listed
+ *      its instance; kretprobe_pool_collect() takes the listed ones off
+ *      and drops their references and its own.
+ *   3. Whoever drops the last reference releases the pool, after an RCU
+ *      grace period, because kretprobe_find_ret_addr() may be walking an
+ *      instance of it.  The unregistration's reference keeps the pool
+ *      alive while it collects, however fast the others come back.
  *
  * Per task: an instance in use is on its task's kretprobe_instances list,
  * newest first.  Only the task itself changes the list (an NMI that uses
@@ -46,6 +64,7 @@
 #define pr_fmt(fmt) "kretprobes: " fmt
 
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
@@ -53,30 +72,9 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/workqueue.h>
+#include <linux/string.h>
 
 #include "kprobes_internal.h"
-
-/**
- * struct kretprobe_pool - the instances of one kretprobe
- * @rp: the kretprobe; NULL once it is unregistered (written under
- *	kprobe_mutex; read under RCU by the trampoline handler)
- * @free: per-CPU lists of free instances, see "Instance pool"
- * @instances: the memory of all instances (immutable)
- * @nr_instances: how many (immutable)
- * @refs: instances not yet back after unregistration
- * @release_irq_work: leaves the returning context (maybe NMI) to free
- * @release_work: frees the pool in process context
- */
-struct kretprobe_pool {
-	struct kretprobe *rp;
-	struct llist_head __percpu *free;
-	void *instances;
-	int nr_instances;
-	atomic_t refs;
-	struct irq_work release_irq_work;
-	struct work_struct release_work;
-};
 
 static void kretprobe_pool_free(struct kretprobe_pool *pool)
 {
@@ -85,18 +83,21 @@ static void kretprobe_pool_free(struct kretprobe_pool *pool)
 	kfree(pool);
 }
 
-static void kretprobe_pool_release_work(struct work_struct *work)
+static void kretprobe_pool_free_rcu(struct rcu_head *head)
 {
-	kretprobe_pool_free(container_of(work, struct kretprobe_pool,
-					 release_work));
+	kretprobe_pool_free(container_of(head, struct kretprobe_pool, rcu));
+}
+
+/* Step 3 of "Lifetime": the last reference is gone. */
+static void kretprobe_pool_release(struct kretprobe_pool *pool)
+{
+	call_rcu(&pool->rcu, kretprobe_pool_free_rcu);
 }
 
 static void kretprobe_pool_release_irq_work(struct irq_work *work)
 {
-	struct kretprobe_pool *pool = container_of(work, struct kretprobe_pool,
-						   release_irq_work);
-
-	schedule_work(&pool->release_work);
+	kretprobe_pool_release(container_of(work, struct kretprobe_pool,
+					    release_irq_work));
 }
 
 static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp,
@@ -112,7 +113,9 @@ static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp,
 	if (!pool)
 		return NULL;
 	pool->free = alloc_percpu(struct llist_head);
-	pool->instances = kvcalloc(nr, size, GFP_KERNEL);
+	/* A huge maxactive is the caller's to ask for: fail it quietly. */
+	pool->instances = kvmalloc_array(nr, size, GFP_KERNEL | __GFP_ZERO |
+					 __GFP_NOWARN);
 	if (!pool->free || !pool->instances) {
 		kretprobe_pool_free(pool);
 		return NULL;
@@ -120,7 +123,6 @@ static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp,
 	pool->rp = rp;
 	pool->nr_instances = nr;
 	init_irq_work(&pool->release_irq_work, kretprobe_pool_release_irq_work);
-	INIT_WORK(&pool->release_work, kretprobe_pool_release_work);
 
 	/* Deal the instances out over the possible CPUs. */
 	cpu = cpumask_first(cpu_possible_mask);
@@ -172,7 +174,8 @@ static void kretprobe_pool_put(struct kretprobe_instance *ri)
 	struct kretprobe_pool *pool = ri->pool;
 
 	rcu_read_lock();
-	if (likely(READ_ONCE(pool->rp))) {
+	/* Pairs with the release in kretprobe_pool_detach(). */
+	if (likely(smp_load_acquire(&pool->rp))) {
 		llist_add(&ri->llist, this_cpu_ptr(pool->free));
 		rcu_read_unlock();
 		return;
@@ -190,9 +193,10 @@ NOKPROBE_SYMBOL(kretprobe_pool_put);
  */
 static void kretprobe_pool_detach(struct kretprobe_pool *pool)
 {
-	/* Every instance is counted once: collected here, or put back later. */
-	atomic_set(&pool->refs, pool->nr_instances);
-	WRITE_ONCE(pool->rp, NULL);
+	/* Step 1: every instance counted once, plus the collector's own. */
+	atomic_set(&pool->refs, pool->nr_instances + 1);
+	/* Pairs with the acquire in kretprobe_pool_put(). */
+	smp_store_release(&pool->rp, NULL);
 }
 
 static void kretprobe_pool_collect(struct kretprobe_pool *pool)
@@ -200,13 +204,14 @@ static void kretprobe_pool_collect(struct kretprobe_pool *pool)
 	struct llist_node *node;
 	int cpu, n = 0;
 
+	/* Step 2: the free instances, and the collector's reference. */
 	for_each_possible_cpu(cpu) {
 		node = llist_del_all(per_cpu_ptr(pool->free, cpu));
 		for (; node; node = node->next)
 			n++;
 	}
-	if (atomic_sub_and_test(n, &pool->refs))
-		kretprobe_pool_free(pool);
+	if (atomic_sub_and_test(n + 1, &pool->refs))
+		kretprobe_pool_release(pool);
 }
 
 /* The entry probe's pre_handler. */
@@ -214,8 +219,12 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
+	unsigned long flags;
 
+	/* See "Instance pool" */
+	local_irq_save(flags);
 	ri = kretprobe_pool_get(rp->pool);
+	local_irq_restore(flags);
 	if (unlikely(!ri)) {
 		/* Several CPUs may find the pool empty at once: count them all. */
 		int old = READ_ONCE(rp->nmissed);
@@ -243,20 +252,6 @@ bool kprobe_is_kretprobe(struct kprobe *p)
 }
 
 /**
- * get_kretprobe() - the kretprobe an instance belongs to
- * @ri: an instance, as passed to a handler
- *
- * Context: a kretprobe handler, or under rcu_read_lock().
- * Return: the kretprobe, or NULL once it has been unregistered.
- */
-struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
-{
-	return READ_ONCE(ri->pool->rp);
-}
-
-NOKPROBE_SYMBOL(get_kretprobe);
-
-/**
  * kretprobe_find_ret_addr() - the real return address of a trampoline frame
  * @tsk: the task whose stack is walked
  * @fp: where the trampoline's address sits on the stack
@@ -265,24 +260,38 @@ NOKPROBE_SYMBOL(get_kretprobe);
  * For unwinders, which meet the trampoline's address where a return address
  * should be.  Walking outward, pass the same @cur again.
  *
- * Context: @tsk is current, or not running.
- * Return: the return address, or 0 if no instance matches.
+ * Only @tsk changes its list of instances, so another task's list can only
+ * be walked while that task is off the CPU; the walk of a task that starts
+ * running meanwhile may give a wrong answer (as the unwinding of a running
+ * task may anyway), but never a freed instance: pools are released after
+ * a grace period.
+ *
+ * Context: any; @tsk is current, or not running.
+ * Return: the return address, or 0 if no instance matches or @tsk is
+ * another task that is running.
  */
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 				      struct llist_node **cur)
 {
 	struct kretprobe_instance *ri;
 	struct llist_node *node;
+	unsigned long ret = 0;
 
-	node = *cur ? (*cur)->next : READ_ONCE(tsk->kretprobe_instances.first);
-	for (; node; node = node->next) {
+	if (tsk != current && task_curr(tsk))
+		return 0;
+	rcu_read_lock();
+	node = *cur ? READ_ONCE((*cur)->next) :
+		      READ_ONCE(tsk->kretprobe_instances.first);
+	for (; node; node = READ_ONCE(node->next)) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		if (ri->fp == fp) {
 			*cur = node;
-			return (unsigned long)ri->ret_addr;
+			ret = (unsigned long)ri->ret_addr;
+			break;
 		}
 	}
-	return 0;
+	rcu_read_unlock();
+	return ret;
 }
 
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
@@ -317,7 +326,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 			break;
 		}
 	}
-	if (WARN_ONCE(!last, "kretprobe: no instance for frame %px\n", fp)) {
+	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
 		kprobe_busy_end();
 		return (unsigned long)kretprobe_lost_return;
 	}
@@ -392,57 +401,75 @@ void kprobe_flush_task(struct task_struct *tk)
 
 NOKPROBE_SYMBOL(kprobe_flush_task);
 
-static bool kretprobe_is_registered(struct kretprobe *rp)
+/* Does @addr lie in a function no kretprobe may be put on, or a copy of one? */
+static bool kretprobe_blacklisted(kprobe_opcode_t *addr)
 {
-	bool ret;
+	const char * const *bad;
+	char name[KSYM_NAME_LEN];
 
-	mutex_lock(&kprobe_mutex);
-	ret = kprobe_is_registered_locked(&rp->kp);
-	mutex_unlock(&kprobe_mutex);
-	return ret;
+	if (lookup_symbol_name((unsigned long)addr, name))
+		return false;
+	/* "__switch_to.part.0" is __switch_to */
+	name[strcspn(name, ".")] = '\0';
+	for (bad = arch_kretprobe_blacklist; *bad; bad++) {
+		if (!strcmp(name, *bad))
+			return true;
+	}
+	return false;
 }
 
 /**
  * register_kretprobe() - install a return probe
  * @rp: the kretprobe; @rp->kp says where (a function entry)
  *
+ * A @rp->maxactive of 0 or less is replaced by the default.
+ *
  * Context: process context, may sleep.
- * Return: 0; -EINVAL for a NULL or registered @rp or a position that is
- * not a function entry; -E2BIG for @rp->data_size over
- * KRETPROBE_MAX_DATA_SIZE or @rp->maxactive over KRETPROBE_MAX_ACTIVE;
- * -ENOMEM; or an error of register_kprobe().
+ * Return: 0; -EINVAL for a NULL or registered @rp, a position that is not
+ * a function entry, or a function that returns on another task or stack
+ * (arch_kretprobe_blacklist); -E2BIG for @rp->data_size over
+ * KRETPROBE_MAX_DATA_SIZE; -ENOMEM; or an error of register_kprobe().
  */
 int register_kretprobe(struct kretprobe *rp)
 {
 	struct kretprobe_pool *pool;
-	int maxactive, ret;
+	kprobe_opcode_t *addr;
+	bool on_func_entry;
+	int ret;
 
 	if (!rp)
 		return -EINVAL;
-	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE ||
-	    rp->maxactive > KRETPROBE_MAX_ACTIVE)
+	if (rp->data_size > KRETPROBE_MAX_DATA_SIZE)
 		return -E2BIG;
-	if (kretprobe_is_registered(rp))
-		return -EINVAL;
-	if (!kprobe_on_func_entry(rp->kp.addr, rp->kp.symbol_name,
-				  rp->kp.offset))
+	ret = kprobe_resolve(&rp->kp, &addr, &on_func_entry);
+	if (ret)
+		return ret;
+	if (!on_func_entry || kretprobe_blacklisted(addr))
 		return -EINVAL;
 
-	maxactive = rp->maxactive > 0 ? rp->maxactive :
-		    max_t(int, 10, 2 * num_possible_cpus());
-	pool = kretprobe_pool_create(rp, maxactive, rp->data_size);
+	if (rp->maxactive <= 0)
+		rp->maxactive = max_t(int, 10, 2 * num_possible_cpus());
+	pool = kretprobe_pool_create(rp, rp->maxactive, rp->data_size);
 	if (!pool)
 		return -ENOMEM;
 
+	mutex_lock(&kprobe_mutex);
+	if (kprobe_is_registered_locked(&rp->kp)) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
 	rp->pool = pool;
 	rp->nmissed = 0;
 	rp->kp.pre_handler = kretprobe_entry_handler;
 	rp->kp.post_handler = NULL;
-	ret = register_kprobe(&rp->kp);
-	if (ret) {
+	ret = register_kprobe_locked(&rp->kp, addr, true);
+	if (ret)
 		rp->pool = NULL;
+	kprobes_commit_locked();
+out_unlock:
+	mutex_unlock(&kprobe_mutex);
+	if (ret)
 		kretprobe_pool_free(pool);
-	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
@@ -474,41 +501,10 @@ int register_kretprobes(struct kretprobe **rps, int num)
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
 
-/* At most this many kretprobes share the grace periods of one removal. */
-#define KRETPROBE_UNREGISTER_BATCH	16
-
-static void __unregister_kretprobes(struct kretprobe **rps, int num)
-{
-	struct kretprobe *live[KRETPROBE_UNREGISTER_BATCH];
-	struct kprobe *kps[KRETPROBE_UNREGISTER_BATCH];
-	int i, n = 0;
-
-	for (i = 0; i < num; i++) {
-		if (rps[i] && rps[i]->pool && kretprobe_is_registered(rps[i])) {
-			live[n] = rps[i];
-			kps[n++] = &rps[i]->kp;
-		}
-	}
-	if (!n)
-		return;
-
-	/* 1. No entry hit is in flight once this returns. */
-	unregister_kprobes(kps, n);
-	/* 2. Detach the pools: returning instances run no handler any more. */
-	for (i = 0; i < n; i++)
-		kretprobe_pool_detach(live[i]->pool);
-	/* 3. Pairs with the RCU sections of kretprobe_pool_put() and the handler. */
-	synchronize_rcu();
-	/* 4. Collect the free instances; the others free the pool later. */
-	for (i = 0; i < n; i++) {
-		kretprobe_pool_collect(live[i]->pool);
-		live[i]->pool = NULL;
-	}
-}
-
 /**
  * unregister_kretprobes() - remove several return probes
- * @rps: the kretprobes; those not registered are skipped
+ * @rps: the kretprobes; those not registered are skipped (and their
+ *	kp.addr cleared)
  * @num: how many
  *
  * When this returns no handler of any of them runs or will run.  Calls in
@@ -518,13 +514,46 @@ static void __unregister_kretprobes(struct kretprobe **rps, int num)
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
+	struct kretprobe *rp;
+	LIST_HEAD(to_free);
 	int i;
 
 	if (!rps || num <= 0)
 		return;
-	for (i = 0; i < num; i += KRETPROBE_UNREGISTER_BATCH)
-		__unregister_kretprobes(rps + i,
-					min(num - i, KRETPROBE_UNREGISTER_BATCH));
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		rp = rps[i];
+		if (!rp)
+			continue;
+		if (!kprobe_is_registered_locked(&rp->kp)) {
+			kprobe_forget_unregistered(&rp->kp);
+			continue;
+		}
+		unregister_kprobe_locked(&rp->kp);
+		kretprobe_pool_detach(rp->pool);
+	}
+	kprobes_commit_locked();
+	for (i = 0; i < num; i++) {
+		rp = rps[i];
+		if (rp && rp->kp.point)
+			kprobe_retire_point_locked(rp->kp.point, &to_free);
+	}
+	mutex_unlock(&kprobe_mutex);
+
+	/*
+	 * No entry hit is in flight any more, and every give-back that saw
+	 * a kretprobe has listed its instance (step 2 of "Lifetime").
+	 */
+	synchronize_rcu();
+	for (i = 0; i < num; i++) {
+		rp = rps[i];
+		if (!rp || !rp->kp.point)
+			continue;
+		kretprobe_pool_collect(rp->pool);
+		rp->pool = NULL;
+		kprobe_unregister_done(&rp->kp);
+	}
+	kprobe_points_destroy(&to_free);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 

@@ -199,6 +199,35 @@ static void kpt_entry_skips_endbr(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static void kpt_on_func_entry(struct kunit *test)
+{
+	kprobe_opcode_t *fn = (kprobe_opcode_t *)kpt_target_sub;
+	unsigned int second = kpt_second_insn_offset(kpt_target_sub);
+
+	/* 0 at an entry, as trace_kprobe and bpf_trace expect */
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpt_target_sub", 0), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(fn, NULL, 0), 0);
+#ifdef CONFIG_X86
+	/* Just past an ENDBR is where an entry probe goes: still the entry */
+	if (is_endbr(*(u32 *)kpt_target_sub)) {
+		KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpt_target_sub",
+							   ENDBR_INSN_SIZE), 0);
+		KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(fn, NULL,
+							   ENDBR_INSN_SIZE), 0);
+	}
+#endif
+	/* -EINVAL past the entry */
+	KUNIT_ASSERT_NE(test, second, 0U);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpt_target_sub", second),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(fn, NULL, second), -EINVAL);
+	/* -ENOENT for an unknown symbol; -EINVAL for a malformed request */
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpt_no_such_symbol_anywhere",
+						   0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(fn, "kpt_target_sub", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, NULL, 0), -EINVAL);
+}
+
 static void kpt_register_both_addr_and_symbol(struct kunit *test)
 {
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
@@ -266,8 +295,10 @@ static void kpt_unregister_unregistered(struct kunit *test)
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
 	struct kprobe *kps[] = { &kp };
 
-	/* Never registered: ignored, and nothing else changes. */
+	/* Never registered: ignored, but its address is cleared. */
 	unregister_kprobe(&kp);
+	KUNIT_EXPECT_NULL(test, kp.addr);
+	kp.addr = (kprobe_opcode_t *)kpt_target_add;
 	unregister_kprobe(NULL);
 	unregister_kprobes(NULL, 1);
 	unregister_kprobes(&kps[0], -1);
@@ -1409,9 +1440,6 @@ static void kpt_kretprobe_bad_registrations(struct kunit *test)
 	rp.data_size = KRETPROBE_MAX_DATA_SIZE + 1;
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
 	rp.data_size = 0;
-	rp.maxactive = KRETPROBE_MAX_ACTIVE + 1;
-	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -E2BIG);
-	rp.maxactive = 0;
 	/* Not a function entry */
 	rp.kp.addr = NULL;
 	rp.kp.symbol_name = "kpt_rp_target";
@@ -1419,7 +1447,7 @@ static void kpt_kretprobe_bad_registrations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
 	rp.kp.symbol_name = "kpt_no_such_symbol_anywhere";
 	rp.kp.offset = 0;
-	KUNIT_EXPECT_NE(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -ENOENT);
 	/* Registered twice */
 	rp.kp.symbol_name = "kpt_rp_target";
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
@@ -1433,6 +1461,59 @@ static void kpt_kretprobe_bad_registrations(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, enable_kretprobe(&rp), -EINVAL);
 	KUNIT_EXPECT_EQ(test, disable_kretprobe(NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+}
+
+static void kpt_kretprobe_default_maxactive(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+
+	/* 6.1 callers read the default back, e.g. for their own accounting. */
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, rp.maxactive,
+			max_t(int, 10, 2 * num_possible_cpus()));
+	unregister_kretprobe(&rp);
+}
+
+static void kpt_kretprobe_large_maxactive(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+
+	/* Far above what kprobe_events allows, and still fine here */
+	rp.maxactive = 20000;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+	/* More than memory can hold: a quiet -ENOMEM, no allocation splat */
+	rp.maxactive = INT_MAX;
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+}
+
+/* Functions that return on another task than they were entered on */
+static const char * const kpt_task_switch_symbols[] = {
+	"__switch_to",
+#ifdef CONFIG_X86
+	"__switch_to_asm",
+#endif
+#ifdef CONFIG_ARM64
+	"cpu_switch_to",
+#endif
+};
+
+KUNIT_ARRAY_PARAM(kpt_task_switch, kpt_task_switch_symbols, kpt_refused_desc);
+
+static void kpt_kretprobe_refuses_task_switch(struct kunit *test)
+{
+	const char * const *sym = test->param_value;
+	struct kretprobe rp = {
+		.kp.symbol_name = *sym,
+		.handler = kpt_rp_return,
+	};
+
+	KUNIT_EXPECT_EQ(test, register_kretprobe(&rp), -EINVAL);
+	KUNIT_EXPECT_NULL(test, rp.pool);
 }
 
 static void kpt_kretprobe_disable_enable(struct kunit *test)
@@ -1860,10 +1941,56 @@ static void kpt_kretprobe_all_cpus(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
 }
 
+/*
+ * Register and unregister while every CPU calls the function: instances
+ * come back while their pool is detached.  A pool that misses one of them
+ * is never freed, which the guest's kmemleak scan reports.
+ */
+static void kpt_kretprobe_unregister_races_returns(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct task_struct *workers[NR_CPUS] = {};
+	unsigned long deadline = jiffies + 2 * HZ;
+	int cpu, rounds = 0;
+
+	atomic_set(&kpt_rp_smp_stop, 0);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		workers[cpu] = kthread_create_on_cpu(kpt_rp_smp_worker, NULL, cpu,
+						     "kpt_rp_race/%u");
+		if (IS_ERR(workers[cpu]))
+			workers[cpu] = NULL;
+		else
+			wake_up_process(workers[cpu]);
+	}
+	cpus_read_unlock();
+	while (time_before(jiffies, deadline) && rounds < 200) {
+		rp.maxactive = 1 + rounds % 4;
+		KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+		cond_resched();
+		unregister_kretprobe(&rp);
+		KUNIT_EXPECT_NULL(test, rp.pool);
+		rounds++;
+	}
+	atomic_set(&kpt_rp_smp_stop, 1);
+	for_each_possible_cpu(cpu) {
+		if (workers[cpu])
+			kthread_stop(workers[cpu]);
+	}
+	kunit_info(test, "%d rounds, %d returns seen\n", rounds,
+		   atomic_read(&kpt_rp.returns));
+	KUNIT_EXPECT_GT(test, rounds, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
 static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE(kpt_kretprobe_return_value),
 	KUNIT_CASE(kpt_kretprobe_entry_handler_skips),
 	KUNIT_CASE(kpt_kretprobe_bad_registrations),
+	KUNIT_CASE(kpt_kretprobe_default_maxactive),
+	KUNIT_CASE(kpt_kretprobe_large_maxactive),
+	KUNIT_CASE_PARAM(kpt_kretprobe_refuses_task_switch,
+			 kpt_task_switch_gen_params),
 	KUNIT_CASE(kpt_kretprobe_disable_enable),
 	KUNIT_CASE(kpt_kretprobe_batch_rollback),
 	KUNIT_CASE(kpt_kretprobe_recursion),
@@ -1877,6 +2004,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE(kpt_kretprobe_unregister_while_active),
 	KUNIT_CASE(kpt_kretprobe_task_exits_inside),
 	KUNIT_CASE(kpt_kretprobe_all_cpus),
+	KUNIT_CASE(kpt_kretprobe_unregister_races_returns),
 	{}
 };
 
@@ -1892,6 +2020,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_register_symbol_fires),
 	KUNIT_CASE(kpt_register_symbol_offset),
 	KUNIT_CASE(kpt_entry_skips_endbr),
+	KUNIT_CASE(kpt_on_func_entry),
 	KUNIT_CASE(kpt_register_both_addr_and_symbol),
 	KUNIT_CASE(kpt_register_neither_addr_nor_symbol),
 	KUNIT_CASE(kpt_register_unknown_symbol),

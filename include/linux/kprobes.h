@@ -13,9 +13,11 @@
  * See Documentation/trace/kprobes.rst.
  */
 
+#include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/ftrace.h>
+#include <linux/irq_work.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -88,30 +90,99 @@ struct kprobe {
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* the probe is on a function entry */
 
 /**
+ * enum kprobe_opt_state - a point's way to a jump (CONFIG_OPTPROBES)
+ * @KPROBE_OPT_NONE: served by its breakpoint (or by ftrace)
+ * @KPROBE_OPT_QUEUED: waiting for the optimizer
+ * @KPROBE_OPT_DIVERTING: its detour is ready and breakpoint hits resume in
+ *	it, so that no CPU enters the rest of the region any more; waiting
+ *	for the grace periods that let the jump be written
+ * @KPROBE_OPT_OPTIMIZED: the jump to the detour is in the text
+ *
+ * See kernel/kprobes_optimizer.c for the transitions.
+ */
+enum kprobe_opt_state {
+	KPROBE_OPT_NONE,
+	KPROBE_OPT_QUEUED,
+	KPROBE_OPT_DIVERTING,
+	KPROBE_OPT_OPTIMIZED,
+};
+
+/**
+ * enum kprobe_opt_refusal - why the arch cannot optimize a point
+ * @KPROBE_OPT_UNTRIED: not refused (or not looked at yet)
+ * @KPROBE_OPT_CROSSES_FUNCTION: the region would leave the function
+ * @KPROBE_OPT_UNRELOCATABLE: an instruction in the region cannot run in
+ *	the detour
+ * @KPROBE_OPT_EXTABLE: an instruction in the region has an exception
+ *	table entry, or a fixup lands in it
+ * @KPROBE_OPT_JUMP_INTO: a branch of the function targets the inside of
+ *	the region
+ * @KPROBE_OPT_INDIRECT_JUMP: the function has an indirect jump whose
+ *	targets cannot be known
+ * @KPROBE_OPT_RESERVED: the region overlaps text another subsystem
+ *	patches (jump label, static call, alternatives, ftrace) or a BUG site
+ * @KPROBE_OPT_NO_DETOUR: no memory for a detour within reach
+ */
+enum kprobe_opt_refusal {
+	KPROBE_OPT_UNTRIED,
+	KPROBE_OPT_CROSSES_FUNCTION,
+	KPROBE_OPT_UNRELOCATABLE,
+	KPROBE_OPT_EXTABLE,
+	KPROBE_OPT_JUMP_INTO,
+	KPROBE_OPT_INDIRECT_JUMP,
+	KPROBE_OPT_RESERVED,
+	KPROBE_OPT_NO_DETOUR,
+};
+
+/**
  * struct kprobe_point - everything registered on one address
- * @hlist: entry in the lookup hash; unhashed once the text is gone
- *	(kprobe_mutex; RCU for the hit path)
+ * @hnode: entries in the lookup hash; the table in use links one of them
+ *	and a resize links the other (kprobe_mutex; RCU for the hit path)
  * @node: entry in the list of all points (kprobe_mutex)
  * @probes: the kprobes on @addr, in registration order (kprobe_mutex; RCU)
  * @addr: the probed address (immutable)
  * @opcode: the original byte(s) the breakpoint replaced (immutable)
- * @armed: the breakpoint is in the text (kprobe_mutex)
- * @gone: the text under @addr was freed (kprobe_mutex)
+ * @armed: the breakpoint is in the text, or the point is in its
+ *	ftrace_ops' filter (kprobe_mutex)
+ * @ftrace: @addr is an ftrace call site: the point is served by ftrace,
+ *	not by a breakpoint (immutable)
+ * @ipmodify: armed through the ftrace_ops that claims the exclusive right
+ *	to change regs->ip (kprobe_mutex)
+ * @gone: the text under @addr was freed; the point stays hashed so that
+ *	its kprobes can be found, but never matches a hit (kprobe_mutex;
+ *	read locklessly by the hit path)
+ * @retired: unhashed, waiting to be freed (kprobe_mutex)
  * @ainsn: the arch's replay of the probed instruction (immutable)
+ * @opt_state: &enum kprobe_opt_state (kprobe_mutex; read locklessly by
+ *	the hit path)
+ * @opt_refused: &enum kprobe_opt_refusal, once the arch looked (kprobe_mutex)
+ * @opt_len: bytes of text the jump replaces, once prepared (kprobe_mutex)
+ * @opt_node: entry in the optimizer's queue (kprobe_mutex)
+ * @opt: the arch's detour (kprobe_mutex; immutable while not NONE)
  * @rcu: delays the release until no task can be running its slot
  * @free_work: releases the point in process context
  *
  * Private to the kprobes core and the arch backends.
  */
 struct kprobe_point {
-	struct hlist_node hlist;
+	struct hlist_node hnode[2];
 	struct list_head node;
 	struct list_head probes;
 	kprobe_opcode_t *addr;
 	kprobe_opcode_t opcode;
 	bool armed;
+	bool ftrace;
+	bool ipmodify;
 	bool gone;
+	bool retired;
 	struct arch_specific_insn ainsn;
+#ifdef CONFIG_OPTPROBES
+	u8 opt_state;
+	u8 opt_refused;
+	u8 opt_len;
+	struct list_head opt_node;
+	struct arch_optimized_insn opt;
+#endif
 	struct rcu_head rcu;
 	struct work_struct free_work;
 };
@@ -194,8 +265,8 @@ int disable_kprobe(struct kprobe *kp);
 
 struct kprobe *get_kprobe(void *addr);
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
-bool kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			  unsigned long offset);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
 bool within_kprobe_blacklist(unsigned long addr);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 void kprobe_busy_begin(void);
@@ -220,6 +291,7 @@ struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 			     bool *need_post);
 bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb);
+void kprobe_point_missed(struct kprobe_point *kpp);
 void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb);
 void kprobe_hit_end(struct kprobe_ctlblk *kcb);
@@ -241,11 +313,41 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp);
 void arch_remove_kprobe_point(struct kprobe_point *kpp);
 void arch_arm_kprobe_point(struct kprobe_point *kpp);
 void arch_disarm_kprobe_point(struct kprobe_point *kpp);
+void arch_kprobes_commit(void);
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset);
 bool arch_kprobe_text_reserved(kprobe_opcode_t *addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+unsigned long kprobe_cold_part(unsigned long func);
+
+#ifdef CONFIG_OPTPROBES
+/* Jump optimization, see kernel/kprobes_optimizer.c */
+extern int sysctl_kprobes_optimization;
+int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp);
+void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp);
+void arch_optimize_kprobe_points(struct list_head *points);
+void arch_unoptimize_kprobe_points(struct list_head *points);
+int arch_kprobe_opt_region_len(struct kprobe_point *kpp);
+bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs);
+
+/* Must a breakpoint hit on @kpp resume in its detour? */
+static nokprobe_inline bool kprobe_opt_diverts(struct kprobe_point *kpp)
+{
+	return READ_ONCE(kpp->opt_state) >= KPROBE_OPT_DIVERTING;
+}
+#else
+static nokprobe_inline bool kprobe_opt_diverts(struct kprobe_point *kpp)
+{
+	return false;
+}
+#endif
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/* The arch's ftrace callback for probes on ftrace call sites */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+#endif
 
 #else /* !CONFIG_KPROBES */
 
@@ -332,11 +434,35 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
  * users build; it works where the architecture selects HAVE_KRETPROBES.
  */
 
-/* Limits of register_kretprobe() */
+/* Most private data an instance may carry (register_kretprobe()) */
 #define KRETPROBE_MAX_DATA_SIZE	4096
-#define KRETPROBE_MAX_ACTIVE	4096
 
-struct kretprobe_pool;
+struct kretprobe;
+
+/**
+ * struct kretprobe_pool - the instances of one kretprobe
+ * @rp: the kretprobe; NULL once it is unregistered (see "Instance pool"
+ *	in kernel/kretprobes.c for the ordering of this store)
+ * @free: per-CPU lists of free instances
+ * @instances: the memory of all instances (immutable)
+ * @nr_instances: how many (immutable)
+ * @refs: after unregistration, the instances not yet given back, plus one
+ *	held by the unregistration until it has collected the free ones
+ * @release_irq_work: leaves the context of the last give-back (maybe NMI)
+ * @rcu: frees the pool after a grace period: unwinders walk instances
+ *	under RCU (kretprobe_find_ret_addr())
+ *
+ * Private to kernel/kretprobes.c; here only for get_kretprobe().
+ */
+struct kretprobe_pool {
+	struct kretprobe *rp;
+	struct llist_head __percpu *free;
+	void *instances;
+	int nr_instances;
+	atomic_t refs;
+	struct irq_work release_irq_work;
+	struct rcu_head rcu;
+};
 
 /**
  * struct kretprobe - a probe on the return of a function
@@ -344,8 +470,8 @@ struct kretprobe_pool;
  * @handler: runs when the function returns
  * @entry_handler: runs on entry; a non-zero return skips @handler for
  *	this call
- * @maxactive: how many calls can be tracked at once (<= 0: the default,
- *	max(10, 2 * possible CPUs))
+ * @maxactive: how many calls can be tracked at once; <= 0 asks for the
+ *	default, max(10, 2 * possible CPUs), which registration writes back
  * @nmissed: calls that found no free instance
  * @data_size: bytes of private data in each instance
  * @pool: the instances (private; set while registered)
@@ -395,10 +521,23 @@ int register_kretprobes(struct kretprobe **rps, int num);
 void unregister_kretprobes(struct kretprobe **rps, int num);
 int enable_kretprobe(struct kretprobe *rp);
 int disable_kretprobe(struct kretprobe *rp);
-struct kretprobe *get_kretprobe(struct kretprobe_instance *ri);
 void kprobe_flush_task(struct task_struct *tk);
 unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 				      struct llist_node **cur);
+
+/**
+ * get_kretprobe() - the kretprobe an instance belongs to
+ * @ri: an instance, as passed to a handler
+ *
+ * Context: a kretprobe handler, or under rcu_read_lock().
+ * Return: the kretprobe, or NULL once it has been unregistered.
+ */
+static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance *ri)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "kretprobe instance used outside RCU");
+	return READ_ONCE(ri->pool->rp);
+}
 
 /* Between the core and the arch's return trampoline */
 void kretprobe_trampoline(void);
@@ -407,6 +546,13 @@ void arch_prepare_kretprobe(struct kretprobe_instance *ri,
 void arch_kretprobe_divert(struct kretprobe_instance *ri, struct pt_regs *regs);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
 void kretprobe_lost_return(void);
+
+/*
+ * Functions a kretprobe must not be put on, because they return on
+ * another task or stack than they were entered on (NULL-terminated, from
+ * the arch; compiler-made copies such as "name.part.0" are refused too).
+ */
+extern const char * const arch_kretprobe_blacklist[];
 
 /**
  * kretprobe_trampoline_addr() - the address kretprobes put in return slots
@@ -478,6 +624,19 @@ static inline bool is_kretprobe_trampoline(unsigned long addr)
 	return false;
 }
 #endif /* CONFIG_KRETPROBES */
+
+#ifdef CONFIG_OPTPROBES
+void wait_for_kprobe_optimizer(void);
+#else
+/**
+ * wait_for_kprobe_optimizer() - wait until queued (un)optimizations are done
+ *
+ * Context: process context, may sleep.
+ */
+static inline void wait_for_kprobe_optimizer(void)
+{
+}
+#endif
 
 static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {

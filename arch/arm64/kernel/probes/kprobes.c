@@ -23,12 +23,14 @@
  *      were, and runs the post_handlers.
  *
  * The text is changed with aarch64_insn_patch_text(), which writes under
- * stop_machine() and cleans the caches to the point of unification; the
- * slots with aarch64_insn_patch_text_nosync(), before they are used.
+ * stop_machine() and cleans the caches to the point of unification, for a
+ * whole batch of changes at once; the slots with
+ * aarch64_insn_patch_text_nosync(), before they are used.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/cpu.h>
 #include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -123,34 +125,65 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 	kpp->ainsn.insn = NULL;
 }
 
-static void arm64_patch(kprobe_opcode_t *addr, u32 insn)
-{
-	void *addrs[1] = { addr };
-	u32 insns[1] = { insn };
+/*
+ * Swapping an arbitrary instruction and a BRK is not among the changes the
+ * architecture allows while other CPUs may execute them: the text is
+ * patched under stop_machine(), once for every change queued since the
+ * last commit.
+ */
+#define ARM64_PATCH_BATCH	64
 
-	aarch64_insn_patch_text(addrs, insns, 1);
+static void *arm64_patch_addrs[ARM64_PATCH_BATCH];
+static u32 arm64_patch_insns[ARM64_PATCH_BATCH];
+/* Changes queued (kprobe_mutex) */
+static int arm64_nr_patches;
+
+static void arm64_queue_patch(kprobe_opcode_t *addr, u32 insn)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (arm64_nr_patches == ARM64_PATCH_BATCH)
+		arch_kprobes_commit();
+	arm64_patch_addrs[arm64_nr_patches] = addr;
+	arm64_patch_insns[arm64_nr_patches++] = insn;
 }
 
 /**
- * arch_arm_kprobe_point() - write the BRK
+ * arch_arm_kprobe_point() - queue the BRK
  * @kpp: the point
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_arm_kprobe_point(struct kprobe_point *kpp)
 {
-	arm64_patch(kpp->addr, KPROBE_BRK);
+	arm64_queue_patch(kpp->addr, KPROBE_BRK);
 }
 
 /**
- * arch_disarm_kprobe_point() - put the original instruction back
+ * arch_disarm_kprobe_point() - queue the original instruction
  * @kpp: the point
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
-	arm64_patch(kpp->addr, kpp->opcode);
+	arm64_queue_patch(kpp->addr, kpp->opcode);
+}
+
+/**
+ * arch_kprobes_commit() - write the queued changes
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_kprobes_commit(void)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!arm64_nr_patches)
+		return;
+	cpus_read_lock();
+	aarch64_insn_patch_text(arm64_patch_addrs, arm64_patch_insns,
+				arm64_nr_patches);
+	cpus_read_unlock();
+	arm64_nr_patches = 0;
 }
 
 /**

@@ -14,6 +14,18 @@
 
 asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 
+/*
+ * Entered on one task and left on another (the switch), or not called
+ * like a function at all (ret_from_fork): the return would look for its
+ * instance on the wrong task.
+ */
+const char * const arch_kretprobe_blacklist[] = {
+	"__switch_to",
+	"cpu_switch_to",
+	"ret_from_fork",
+	NULL
+};
+
 NOKPROBE_SYMBOL(kretprobe_trampoline);
 
 /**

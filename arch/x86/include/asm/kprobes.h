@@ -94,6 +94,21 @@ struct arch_kprobe_step {
 	unsigned long saved_if;
 };
 
+/**
+ * struct arch_optimized_insn - the detour of an optimized point
+ * @detour: its slot, see arch/x86/kernel/kprobes/opt.c; NULL until built
+ * @orig: the bytes of text the jump to it replaces
+ *
+ * Written under kprobe_mutex, before the point may be optimized.
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *detour;
+	u8 orig[5];
+};
+
+/* The longest region a jump replaces: 4 bytes, then a whole instruction */
+#define KPROBE_OPT_MAX_LEN	(5 - 1 + MAX_INSN_SIZE)
+
 struct pt_regs;
 int kprobe_int3_handler(struct pt_regs *regs);
 

@@ -55,6 +55,8 @@
 #include <asm/text-patching.h>
 #include <asm/unaligned.h>
 
+#include "common.h"
+
 /* pt_regs offsets of the registers, in the order ModRM and REX number them */
 static const u8 x86_reg_offsets[16] = {
 	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, cx),
@@ -77,21 +79,65 @@ static const u8 x86_reg_offsets[16] = {
 /* Decoding, at registration                                               */
 /* ---------------------------------------------------------------------- */
 
-/*
- * Read the instruction bytes at @addr as they were before any kprobe:
- * a probe point's int3 is replaced by the byte it covers.
+/* Put back in @buf (text at @addr, @len bytes) what @kpp changed. */
+static void x86_unpatch(u8 *buf, unsigned long addr, size_t len,
+			struct kprobe_point *kpp)
+{
+	unsigned long at = (unsigned long)kpp->addr;
+	int i, n = 1;
+	const u8 *orig = &kpp->opcode;
+
+#ifdef CONFIG_OPTPROBES
+	if (kpp->opt_state == KPROBE_OPT_OPTIMIZED) {
+		orig = kpp->opt.orig;
+		n = JMP32_INSN_SIZE;
+	}
+#endif
+	for (i = 0; i < n; i++) {
+		if (at + i >= addr && at + i < addr + len)
+			buf[at + i - addr] = orig[i];
+	}
+}
+
+/**
+ * x86_read_text() - read text as it was before any kprobe
+ * @buf: where to
+ * @addr: the first byte
+ * @len: how many bytes
+ *
+ * The int3 of an armed point is replaced by the byte it covers, and the
+ * jump of an optimized point by the bytes it covers.
+ *
+ * Context: kprobe_mutex held.
+ * Return: 0, or -EFAULT.
  */
-static int x86_read_original_insn(u8 *buf, unsigned long addr)
+int x86_read_text(u8 *buf, unsigned long addr, size_t len)
 {
 	struct kprobe_point *kpp;
+	unsigned long at;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (copy_from_kernel_nofault(buf, (void *)addr, MAX_INSN_SIZE))
+	if (copy_from_kernel_nofault(buf, (void *)addr, len))
 		return -EFAULT;
-	kpp = kprobe_point_lookup((kprobe_opcode_t *)addr);
-	if (kpp && kpp->armed)
-		buf[0] = kpp->opcode;
+	for (at = addr - (JMP32_INSN_SIZE - 1); at < addr + len; at++) {
+		kpp = kprobe_point_lookup((kprobe_opcode_t *)at);
+		if (kpp && kpp->armed && !kpp->ftrace)
+			x86_unpatch(buf, addr, len, kpp);
+	}
 	return 0;
+}
+
+/**
+ * x86_read_original_insn() - read an instruction as it was before kprobes
+ * @buf: MAX_INSN_SIZE bytes
+ * @addr: where the instruction starts
+ *
+ * Context: kprobe_mutex held.
+ * Return: 0, or -EFAULT.
+ */
+int x86_read_original_insn(u8 *buf, unsigned long addr)
+{
+	return x86_read_text(buf, addr, MAX_INSN_SIZE);
 }
 
 /* Decode from the start of the function: is @addr an instruction boundary? */
@@ -170,8 +216,15 @@ static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
-/* Decide how a hit replays the instruction; -EINVAL if it cannot. */
-static int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
+/**
+ * x86_classify_insn() - decide how a hit replays an instruction
+ * @insn: the decoded instruction
+ * @ai: where the decision goes
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if the instruction cannot be probed.
+ */
+int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op = insn->opcode.bytes[0];
 
@@ -242,12 +295,22 @@ static int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
-/*
- * Copy the instruction to @slot + @where, retargeting a RIP-relative
- * displacement so that the copy addresses what the original does.
+/**
+ * x86_copy_insn() - copy an instruction to run it elsewhere
+ * @copy: where the bytes go
+ * @buf: the instruction's bytes
+ * @insn: @buf decoded
+ * @orig: the instruction's address
+ * @where: the address the copy will run at
+ *
+ * A RIP-relative displacement is retargeted, so that the copy addresses
+ * what the original does.
+ *
+ * Context: any.
+ * Return: 0, or -ERANGE if the displacement does not reach.
  */
-static int x86_copy_insn(u8 *copy, const u8 *buf, struct insn *insn,
-			 kprobe_opcode_t *orig, kprobe_opcode_t *where)
+int x86_copy_insn(u8 *copy, const u8 *buf, struct insn *insn,
+		  kprobe_opcode_t *orig, kprobe_opcode_t *where)
 {
 	s64 disp;
 
@@ -352,14 +415,16 @@ static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
 {
 	mutex_lock(&text_mutex);
 	text_poke(addr, &byte, 1);
-	/* No CPU may keep executing the old byte once we return. */
-	text_poke_sync();
 	mutex_unlock(&text_mutex);
 }
 
 /**
  * arch_arm_kprobe_point() - write the int3
  * @kpp: the point
+ *
+ * Writing one int3 over an instruction is the first step of the
+ * text_poke_bp() protocol: a CPU executes either the old byte or the int3.
+ * It is certain to see the int3 after arch_kprobes_commit().
  *
  * Context: kprobe_mutex held, may sleep.
  */
@@ -377,6 +442,17 @@ void arch_arm_kprobe_point(struct kprobe_point *kpp)
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
 	x86_poke_first_byte(kpp->addr, kpp->opcode);
+}
+
+/**
+ * arch_kprobes_commit() - serialize every CPU after int3 changes
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_kprobes_commit(void)
+{
+	/* No CPU may keep executing the old bytes once we return. */
+	text_poke_sync();
 }
 
 /**
@@ -527,6 +603,17 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 {
 	if (kcb->status != KPROBE_REENTER)
 		kcb->status = KPROBE_HIT_SS;
+
+	/*
+	 * Being optimized, or unoptimized: the detour runs the whole region
+	 * and jumps back behind it, so that no CPU enters the region behind
+	 * the int3.  (A post_handler just added misses this hit.)
+	 */
+	if (kprobe_opt_diverts(kpp)) {
+		regs->ip = x86_opt_resume_addr(kpp);
+		kprobe_hit_end(kcb);
+		return;
+	}
 
 	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
 		x86_emulate_insn(kpp, regs);

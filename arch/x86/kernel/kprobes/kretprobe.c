@@ -29,6 +29,19 @@
 
 __visible void kretprobe_trampoline_callback(struct pt_regs *regs);
 
+/*
+ * Entered on one task and left on another: the return would look for its
+ * instance on the wrong task.  ret_from_fork and
+ * rewind_stack_and_make_dead are not called like functions at all.
+ */
+const char * const arch_kretprobe_blacklist[] = {
+	"__switch_to",
+	"__switch_to_asm",
+	"ret_from_fork",
+	"rewind_stack_and_make_dead",
+	NULL
+};
+
 asm(".pushsection .text\n"
 	".global kretprobe_trampoline\n"
 	".type kretprobe_trampoline, @function\n"

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes on ftrace: the callback of kprobes' ftrace_ops.
+ *
+ * ftrace calls it from the __fentry__ call site of a probed function with
+ * the registers saved as pt_regs (FTRACE_OPS_FL_SAVE_REGS): regs->ip is
+ * just past the 5-byte call, regs->sp where the function's return address
+ * is, as on an int3 hit at the call site.  A hit, step by step:
+ *
+ *   1. regs->ip is set to what an int3 at the site would leave there (the
+ *      site + 1), so that handlers see one convention whatever serves the
+ *      probe;
+ *   2. the pre_handlers run; one that returns non-zero has set regs->ip
+ *      itself, and ftrace resumes there;
+ *   3. otherwise the call site, a nop as far as the function goes, is
+ *      "stepped": regs->ip moves past it and the post_handlers run.
+ *
+ * A hit while this CPU is inside another probe, or that ftrace finds
+ * recursing, counts as missed.  ftrace calls this with interrupts as the
+ * function had them; preemption is disabled by the recursion lock.
+ */
+
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <asm/text-patching.h>
+
+/* Count a hit that recursed, if it is one of ours. */
+static void x86_kprobe_ftrace_missed(unsigned long ip)
+{
+	struct kprobe_point *kpp;
+
+	preempt_disable_notrace();
+	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
+	if (kpp)
+		kprobe_point_missed(kpp);
+	preempt_enable_notrace();
+}
+
+NOKPROBE_SYMBOL(x86_kprobe_ftrace_missed);
+
+/**
+ * kprobe_ftrace_handler() - a probed ftrace call site was reached
+ * @ip: the call site
+ * @parent_ip: the caller of the function
+ * @ops: kprobes' ftrace_ops
+ * @fregs: the saved registers
+ *
+ * Context: ftrace callback; preemption disabled by the recursion lock.
+ */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_ctlblk *kcb;
+	struct kprobe_point *kpp;
+	bool need_post;
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		x86_kprobe_ftrace_missed(ip);
+		return;
+	}
+
+	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
+	if (unlikely(!kpp || !regs))
+		goto out;
+	if (kprobe_running()) {
+		kprobe_point_missed(kpp);
+		goto out;
+	}
+
+	/* Step 1 */
+	regs->ip = ip + INT3_INSN_SIZE;
+	kcb = get_kprobe_ctlblk();
+	kcb->status = KPROBE_HIT_ACTIVE;
+	kcb->point = NULL;
+	/* Step 2 */
+	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
+		reset_current_kprobe();
+		goto out;
+	}
+	/* Step 3 */
+	regs->ip = ip + MCOUNT_INSN_SIZE;
+	kcb->status = KPROBE_HIT_SS;
+	kprobe_replay_done(kpp, regs, kcb);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+
+NOKPROBE_SYMBOL(kprobe_ftrace_handler);
