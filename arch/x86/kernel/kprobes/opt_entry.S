@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86 jump optimization: the entry shared by every detour.
+ *
+ * A detour (see opt.c) starts with "call kprobe_opt_entry", followed by
+ * the address of its probe point; the return address on the stack is
+ * where that address sits, and the function's stack is just above it.
+ * kprobe_opt_entry:
+ *
+ *   1. saves the registers as a struct pt_regs, as an exception would;
+ *   2. calls kprobe_opt_callback(), which fills in regs->ip and regs->sp
+ *      as a breakpoint hit would have them, runs the pre_handlers, and
+ *      stores the address to resume at just below the stack pointer to
+ *      resume with, which it leaves in regs->sp;
+ *   3. restores the registers (and the flags, which a handler may have
+ *      changed), switches to that stack and returns to the resume
+ *      address: the rest of the detour, or where a pre_handler sent the
+ *      CPU.
+ *
+ * Objtool and the ORC unwinder know this code: an unwinder in a handler
+ * goes from the pt_regs to the probed function.
+ */
+
+#include <linux/linkage.h>
+#include <asm/asm.h>
+#include <asm/nospec-branch.h>
+#include <asm/ptrace-abi.h>
+#include <asm/segment.h>
+#include <asm/unwind_hints.h>
+
+	.text
+
+SYM_CODE_START(kprobe_opt_entry)
+	UNWIND_HINT_FUNC
+	ANNOTATE_NOENDBR
+	/* 1. struct pt_regs, from ss down to r15 */
+	pushq	$__KERNEL_DS
+	pushq	%rsp
+	pushfq
+	pushq	$__KERNEL_CS
+	pushq	$0
+	pushq	$-1
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%rbx
+	pushq	%rbp
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	UNWIND_HINT_REGS
+
+	/* 2. */
+	movq	%rsp, %rdi
+	call	kprobe_opt_callback
+
+	/* 3. */
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	UNWIND_HINT_IRET_REGS offset=8
+	/* Skip orig_ax, ip and cs; the flags; then the resume stack */
+	addq	$24, %rsp
+	UNWIND_HINT_IRET_REGS offset=-16
+	popfq
+	movq	(%rsp), %rsp
+	UNWIND_HINT_FUNC
+	RET
+SYM_CODE_END(kprobe_opt_entry)
+_ASM_NOKPROBE(kprobe_opt_entry)

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kprobes jump optimization: the optimizer.
+ *
+ * A probe point whose kprobes need no post_handler can be hit without an
+ * exception: the arch replaces the instruction(s) at the point, the
+ * "region", with a jump to a detour that saves the registers, runs the
+ * pre_handlers, runs copies of the replaced instructions and jumps back
+ * behind the region.  The breakpoint stays the way in until the jump is
+ * written, and comes back before the jump goes.
+ *
+ * States of a point (enum kprobe_opt_state), and every transition; each
+ * goes through kprobe_opt_set_state():
+ *
+ *   NONE --(wanted: kprobe_opt_update_locked)--> QUEUED
+ *	The point is armed, is not served by ftrace, none of its enabled
+ *	kprobes has a post_handler, no other point lies in its region or has
+ *	it in its region, the sysctl is on, and the arch has not refused it.
+ *	The optimizer work runs after a short delay, so that the points
+ *	registered together are optimized together.
+ *
+ *   QUEUED --(optimizer, step 1)--> DIVERTING
+ *	The arch checks that the region may be replaced and builds the
+ *	detour (arch_prepare_optimized_kprobe_point()); from now on a
+ *	breakpoint hit resumes in the detour, after the handlers, so no CPU
+ *	enters the region behind its first byte any more.  A refused point
+ *	goes back to NONE and records why (opt_refused); it is not queued
+ *	again.
+ *
+ *   DIVERTING --(optimizer, steps 2 and 3)--> OPTIMIZED
+ *	2. synchronize_rcu(), and with preemption synchronize_rcu_tasks():
+ *	   every CPU and task that was inside the region, or in a copy of an
+ *	   instruction that returns into it, has left it.
+ *	3. The arch writes the jumps of the whole batch at once
+ *	   (arch_optimize_kprobe_points()).
+ *
+ *   QUEUED, DIVERTING --(no longer wanted)--> NONE
+ *	Dequeued; a DIVERTING point's hits go back to the normal replay.
+ *
+ *   OPTIMIZED --(no longer wanted)--> NONE
+ *	At once, before the caller returns: the arch puts the breakpoint
+ *	back in front of the jump, then the rest of the original text
+ *	(arch_unoptimize_kprobe_points()).  Tasks still in the detour leave
+ *	it by its jump back; the detour is freed with the point, after an
+ *	RCU-tasks grace period.
+ *
+ * Everything here runs under kprobe_mutex, but the grace periods of step
+ * 2, which the optimizer waits for with the mutex dropped: its batch is on
+ * its own stack, and a point dequeued meanwhile is simply taken off it.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/kprobes.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_trace.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+
+#include "kprobes_internal.h"
+
+/* How long the optimizer waits to gather a batch */
+#define KPROBE_OPT_DELAY	(HZ / 20)
+
+/* debug.kprobes-optimization (kprobe_mutex) */
+int sysctl_kprobes_optimization = 1;
+
+/* Points in QUEUED state, in queueing order (kprobe_mutex) */
+static LIST_HEAD(kprobe_opt_queue);
+
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_opt_work, kprobe_optimizer);
+
+/* The one place a point changes state; its kprobes' flags follow. */
+static void kprobe_opt_set_state(struct kprobe_point *kpp,
+				 enum kprobe_opt_state state)
+{
+	struct kprobe *p;
+
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(kpp->opt_state, state);
+	list_for_each_entry(p, &kpp->probes, list) {
+		if (state == KPROBE_OPT_OPTIMIZED)
+			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_OPTIMIZED);
+		else
+			WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_OPTIMIZED);
+	}
+}
+
+/*
+ * Is another point inside @kpp's region, or @kpp inside another's?  Then
+ * neither may be optimized: a jump would cover a breakpoint, or resume
+ * the replay of one in the middle of the jump.
+ */
+static bool kprobe_opt_blocked(struct kprobe_point *kpp)
+{
+	struct kprobe_point *other;
+	unsigned int i;
+
+	for (i = 1; i < kpp->opt_len; i++) {
+		if (kprobe_point_lookup(kpp->addr + i))
+			return true;
+	}
+	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
+		other = kprobe_point_lookup(kpp->addr - i);
+		if (other && other->opt_len > i)
+			return true;
+	}
+	return false;
+}
+
+static bool kprobe_opt_wanted(struct kprobe_point *kpp)
+{
+	struct kprobe *p;
+
+	if (!sysctl_kprobes_optimization || !kpp->armed || kpp->ftrace ||
+	    kpp->gone || kpp->opt_refused || !kpp->opt_len)
+		return false;
+	list_for_each_entry(p, &kpp->probes, list) {
+		if (!kprobe_disabled(p) && p->post_handler)
+			return false;
+	}
+	return !kprobe_opt_blocked(kpp);
+}
+
+/* OPTIMIZED -> NONE for every point on @points (linked by opt_node). */
+static void kprobe_opt_unoptimize_locked(struct list_head *points)
+{
+	struct kprobe_point *kpp, *tmp;
+
+	if (list_empty(points))
+		return;
+	arch_unoptimize_kprobe_points(points);
+	list_for_each_entry_safe(kpp, tmp, points, opt_node) {
+		list_del_init(&kpp->opt_node);
+		kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
+	}
+}
+
+/**
+ * kprobe_opt_cancel_locked() - bring a point back to its breakpoint
+ * @kpp: a point
+ *
+ * When this returns the jump, if there was one, is gone.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
+{
+	LIST_HEAD(one);
+
+	lockdep_assert_held(&kprobe_mutex);
+	switch (kpp->opt_state) {
+	case KPROBE_OPT_NONE:
+		return;
+	case KPROBE_OPT_QUEUED:
+	case KPROBE_OPT_DIVERTING:
+		list_del_init(&kpp->opt_node);
+		kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
+		return;
+	case KPROBE_OPT_OPTIMIZED:
+		list_add(&kpp->opt_node, &one);
+		kprobe_opt_unoptimize_locked(&one);
+		return;
+	}
+}
+
+/**
+ * kprobe_opt_update_locked() - queue or cancel a point's optimization
+ * @kpp: a point whose kprobes, arming or neighbours changed
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_opt_update_locked(struct kprobe_point *kpp)
+{
+	bool wanted = kprobe_opt_wanted(kpp);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!wanted) {
+		kprobe_opt_cancel_locked(kpp);
+	} else if (kpp->opt_state == KPROBE_OPT_NONE) {
+		list_add_tail(&kpp->opt_node, &kprobe_opt_queue);
+		kprobe_opt_set_state(kpp, KPROBE_OPT_QUEUED);
+		schedule_delayed_work(&kprobe_opt_work, KPROBE_OPT_DELAY);
+	} else {
+		/* A kprobe that joined an optimized point gets its flag. */
+		kprobe_opt_set_state(kpp, kpp->opt_state);
+	}
+}
+
+/**
+ * kprobe_opt_neighbours_locked() - a point appeared or went at @addr
+ * @addr: its address
+ *
+ * The points whose region could cover @addr, or be covered by a region
+ * starting at @addr, are looked at again.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr)
+{
+	struct kprobe_point *other;
+	int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (i = 1 - KPROBE_OPT_MAX_LEN; i < KPROBE_OPT_MAX_LEN; i++) {
+		other = i ? kprobe_point_lookup(addr + i) : NULL;
+		if (other)
+			kprobe_opt_update_locked(other);
+	}
+}
+
+/**
+ * kprobe_opt_init_point() - what a new point needs for optimization
+ * @kpp: a new point, prepared by the arch
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_opt_init_point(struct kprobe_point *kpp)
+{
+	int len;
+
+	INIT_LIST_HEAD(&kpp->opt_node);
+	if (kpp->ftrace)
+		return;
+	len = arch_kprobe_opt_region_len(kpp);
+	if (len > 0 && len <= KPROBE_OPT_MAX_LEN)
+		kpp->opt_len = len;
+	else
+		kpp->opt_refused = KPROBE_OPT_UNRELOCATABLE;
+}
+
+/**
+ * kprobe_opt_release_point() - free what optimization took for a point
+ * @kpp: a point being freed, long out of every list
+ *
+ * Context: process context, after an RCU-tasks grace period.
+ */
+void kprobe_opt_release_point(struct kprobe_point *kpp)
+{
+	if (!kpp->ftrace)
+		arch_remove_optimized_kprobe_point(kpp);
+}
+
+static void kprobe_optimizer(struct work_struct *work)
+{
+	struct kprobe_point *kpp, *tmp;
+	LIST_HEAD(batch);
+	int ret;
+
+	/* Step 1: detours; breakpoint hits start resuming in them. */
+	mutex_lock(&kprobe_mutex);
+	list_for_each_entry_safe(kpp, tmp, &kprobe_opt_queue, opt_node) {
+		ret = arch_prepare_optimized_kprobe_point(kpp);
+		if (ret) {
+			kpp->opt_refused = ret;
+			list_del_init(&kpp->opt_node);
+			kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
+			continue;
+		}
+		list_move_tail(&kpp->opt_node, &batch);
+		kprobe_opt_set_state(kpp, KPROBE_OPT_DIVERTING);
+	}
+	mutex_unlock(&kprobe_mutex);
+	if (list_empty(&batch))
+		return;
+
+	/* Step 2: nobody is left in a region, once for the whole batch. */
+	synchronize_rcu();
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		synchronize_rcu_tasks();
+
+	/* Step 3: the jumps of every point still in the batch. */
+	mutex_lock(&kprobe_mutex);
+	if (!list_empty(&batch)) {
+		arch_optimize_kprobe_points(&batch);
+		list_for_each_entry_safe(kpp, tmp, &batch, opt_node) {
+			list_del_init(&kpp->opt_node);
+			kprobe_opt_set_state(kpp, KPROBE_OPT_OPTIMIZED);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * wait_for_kprobe_optimizer() - wait until queued optimizations are done
+ *
+ * Context: process context, may sleep; not under kprobe_mutex.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	mutex_lock(&kprobe_mutex);
+	while (!list_empty(&kprobe_opt_queue) ||
+	       delayed_work_pending(&kprobe_opt_work)) {
+		mutex_unlock(&kprobe_mutex);
+		flush_delayed_work(&kprobe_opt_work);
+		mutex_lock(&kprobe_mutex);
+	}
+	mutex_unlock(&kprobe_mutex);
+	/* An optimizer run that started before the queue emptied */
+	flush_delayed_work(&kprobe_opt_work);
+}
+EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+/**
+ * kprobe_opt_hit() - a CPU came through a point's detour
+ * @kpp: the point
+ * @regs: the registers saved by the detour, looking as on a breakpoint hit
+ *
+ * Context: the arch's detour callback, preemption disabled.
+ * Return: true if a pre_handler changed the instruction pointer and asked
+ * to resume there instead of running the replaced instructions.
+ */
+bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs)
+{
+	struct kprobe_ctlblk *kcb;
+	bool need_post, redirect;
+
+	if (kprobe_running()) {
+		kprobe_point_missed(kpp);
+		return false;
+	}
+	kcb = get_kprobe_ctlblk();
+	kcb->status = KPROBE_HIT_ACTIVE;
+	kcb->point = NULL;
+	redirect = kprobe_run_pre_handlers(kpp, regs, &need_post);
+	reset_current_kprobe();
+	return redirect;
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_hit);
+
+/* Every point on or off at once, for the sysctl. */
+static void kprobe_opt_update_all_locked(void)
+{
+	struct kprobe_point *kpp;
+	LIST_HEAD(optimized);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!sysctl_kprobes_optimization) {
+		/* One batch of text changes for all of them */
+		list_for_each_entry(kpp, &kprobe_points, node) {
+			if (kpp->opt_state == KPROBE_OPT_OPTIMIZED)
+				list_add_tail(&kpp->opt_node, &optimized);
+		}
+		kprobe_opt_unoptimize_locked(&optimized);
+	}
+	list_for_each_entry(kpp, &kprobe_points, node)
+		kprobe_opt_update_locked(kpp);
+}
+
+static int kprobe_opt_sysctl_handler(struct ctl_table *table, int write,
+				     void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret;
+
+	if (write && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&kprobe_mutex);
+	ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	if (!ret && write)
+		kprobe_opt_update_all_locked();
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+static struct ctl_table kprobe_opt_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.data		= &sysctl_kprobes_optimization,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= kprobe_opt_sysctl_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{}
+};
+
+static int __init kprobe_opt_sysctl_init(void)
+{
+	register_sysctl("debug", kprobe_opt_sysctls);
+	return 0;
+}
+late_initcall(kprobe_opt_sysctl_init);
