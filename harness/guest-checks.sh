@@ -59,9 +59,14 @@ dmesg | grep -E 'handler_(pre|post)' | head -n 4
 check sample-pre-handler-ran sh -c "dmesg | grep -q 'handler_pre: <kernel_clone>'"
 check sample-post-handler-ran sh -c "dmesg | grep -q 'handler_post: <kernel_clone>'"
 
+echo "guest: kprobes/stats:"
+cat $D/stats
+check stats-counts-hits grep -qE '^[0-9a-f]{16}  k  kernel_clone\+0x[0-9a-f]+  hits=[1-9][0-9]* missed=0  point: emulated=[0-9]+ boosted=[0-9]+ stepped=[0-9]+ optimized=[0-9]+ ftrace=[0-9]+ nested=0$' $D/stats
+
 # Addresses are hidden from readers without the right to see them
 echo 2 > /proc/sys/kernel/kptr_restrict
 check list-hides-address grep -qE '^0{16}  k  kernel_clone' $D/list
+check stats-hides-address grep -qE '^0{16}  k  kernel_clone' $D/stats
 check blacklist-hides-address grep -qE '^0x0{16}-0x0{16}	' $D/blacklist
 echo 0 > /proc/sys/kernel/kptr_restrict
 

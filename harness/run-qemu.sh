@@ -59,7 +59,12 @@ chmod +x "$root/init" "$root/guest.sh"
 
 case "$ARCH" in
 x86_64)
-	qemu=(qemu-system-x86_64 -machine q35 -cpu max -m 1G)
+	# One host thread for all vCPUs: with multi-threaded TCG, a vCPU
+	# may keep running a stale translation of code that another vCPU
+	# changed with text_poke() + text_poke_sync() (seen with QEMU 7.2:
+	# an int3 in memory, read back by the very vCPU that then executes
+	# the old instruction without trapping).  The vCPUs still interleave.
+	qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 1G)
 	console=ttyS0 ;;
 arm64)
 	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max -m 1G)

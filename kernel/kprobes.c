@@ -209,6 +209,7 @@ bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
 			continue;
+		this_cpu_inc(*p->hits);
 		*need_post |= !!p->post_handler;
 		if (!p->pre_handler)
 			continue;
@@ -248,6 +249,7 @@ void kprobe_point_missed(struct kprobe_point *kpp)
 	unsigned long old;
 	struct kprobe *p;
 
+	kprobe_count_hit(kpp, KPROBE_HIT_MISSED);
 	/* Several CPUs may miss the same probe at once: count them all. */
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
@@ -709,6 +711,11 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 	kpp = kzalloc(sizeof(*kpp), GFP_KERNEL);
 	if (!kpp)
 		return ERR_PTR(-ENOMEM);
+	kpp->counts = alloc_percpu(struct kprobe_hit_counts);
+	if (!kpp->counts) {
+		kfree(kpp);
+		return ERR_PTR(-ENOMEM);
+	}
 	kpp->addr = addr;
 	INIT_LIST_HEAD(&kpp->probes);
 	/* ftrace owns the instruction there: nothing to decode or copy. */
@@ -716,6 +723,7 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 	if (!kpp->ftrace) {
 		ret = arch_prepare_kprobe_point(kpp);
 		if (ret) {
+			free_percpu(kpp->counts);
 			kfree(kpp);
 			return ERR_PTR(ret);
 		}
@@ -732,6 +740,7 @@ static void kprobe_point_free_work(struct work_struct *work)
 	kprobe_opt_release_point(kpp);
 	if (!kpp->ftrace)
 		arch_remove_kprobe_point(kpp);
+	free_percpu(kpp->counts);
 	kfree(kpp);
 }
 
@@ -778,12 +787,19 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 	ret = kprobe_check_addr(addr, &mod);
 	if (ret)
 		return ret;
+	p->hits = alloc_percpu(unsigned long);
+	if (!p->hits) {
+		ret = -ENOMEM;
+		goto out_put;
+	}
 
 	kpp = kprobe_point_lookup(addr);
 	if (!kpp) {
 		kpp = kprobe_point_create(addr);
 		if (IS_ERR(kpp)) {
 			ret = PTR_ERR(kpp);
+			free_percpu(p->hits);
+			p->hits = NULL;
 			goto out_put;
 		}
 		kprobe_hash_add_locked(kpp);
@@ -898,6 +914,8 @@ void kprobe_unregister_done(struct kprobe *p)
 	if (p->point) {
 		INIT_LIST_HEAD(&p->list);
 		p->point = NULL;
+		free_percpu(p->hits);
+		p->hits = NULL;
 	}
 }
 
@@ -1195,11 +1213,13 @@ void kprobe_free_init_mem(void)
 
 static int __init init_kprobes(void)
 {
+	struct kprobe_hash *h;
 	int ret;
 
-	kprobe_hash = kprobe_hash_alloc(KPROBE_HASH_MIN_BITS, 0);
-	if (!kprobe_hash)
+	h = kprobe_hash_alloc(KPROBE_HASH_MIN_BITS, 0);
+	if (!h)
 		return -ENOMEM;
+	rcu_assign_pointer(kprobe_hash, h);
 	ret = kprobe_blacklist_init();
 	if (ret) {
 		pr_err("cannot build the blacklist (%d): kprobes disabled\n", ret);

@@ -8,6 +8,12 @@
  *   enabled    "1" while registered probes are armed; write a boolean
  *              (0/1, n/y, off/on) to disarm or rearm them all
  *   blacklist  "0x<start>-0x<end>\t<symbol>" for each refused range
+ *   stats      every registered probe, as in list, then "hits=N missed=N"
+ *              (handlers run; hits that found the CPU inside a probe),
+ *              "no_instance=N" for a kretprobe (calls with no free
+ *              instance), and how its point's hits were served:
+ *              "point: emulated=N boosted=N stepped=N optimized=N
+ *              ftrace=N nested=N"
  *
  * Addresses are printed as zeros to readers who may not see kernel
  * addresses, as /proc/kallsyms does.
@@ -29,7 +35,8 @@ static unsigned long kprobe_address_for(struct seq_file *m, const void *addr)
 	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
 }
 
-static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
+/* "<address>  <k|r>  <symbol>+<offset>  [<module>]", as in both files */
+static void kprobe_show_where(struct seq_file *m, struct kprobe *p)
 {
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset = 0;
@@ -48,6 +55,11 @@ static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
 		seq_puts(m, "(unknown)");
 	if (sym && modname)
 		seq_printf(m, "  [%s]", modname);
+}
+
+static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
+{
+	kprobe_show_where(m, p);
 	if (p->flags & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED |
 			KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_FTRACE))
 		seq_printf(m, "  %s%s%s%s",
@@ -91,6 +103,59 @@ static const struct seq_operations kprobe_list_sops = {
 	.show = kprobe_list_show,
 };
 DEFINE_SEQ_ATTRIBUTE(kprobe_list);
+
+static unsigned long kprobe_sum_percpu(unsigned long __percpu *counter)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(counter, cpu);
+	return sum;
+}
+
+static const char * const kprobe_hit_kind_names[NR_KPROBE_HIT_KINDS] = {
+	[KPROBE_HIT_EMULATED]	= "emulated",
+	[KPROBE_HIT_BOOSTED]	= "boosted",
+	[KPROBE_HIT_STEPPED]	= "stepped",
+	[KPROBE_HIT_OPTIMIZED]	= "optimized",
+	[KPROBE_HIT_FTRACE]	= "ftrace",
+	[KPROBE_HIT_MISSED]	= "nested",
+};
+
+static int kprobe_stats_show(struct seq_file *m, void *v)
+{
+	struct kprobe_point *kpp = list_entry(v, struct kprobe_point, node);
+	unsigned long kinds[NR_KPROBE_HIT_KINDS] = {};
+	struct kprobe *p;
+	int cpu, i;
+
+	for_each_possible_cpu(cpu) {
+		for (i = 0; i < NR_KPROBE_HIT_KINDS; i++)
+			kinds[i] += per_cpu_ptr(kpp->counts, cpu)->n[i];
+	}
+	list_for_each_entry(p, &kpp->probes, list) {
+		kprobe_show_where(m, p);
+		seq_printf(m, "  hits=%lu missed=%lu",
+			   kprobe_sum_percpu(p->hits), READ_ONCE(p->nmissed));
+		if (kprobe_is_kretprobe(p))
+			seq_printf(m, " no_instance=%d", kretprobe_nmissed(p));
+		/* How the point's hits were served, all its kprobes together */
+		seq_puts(m, "  point:");
+		for (i = 0; i < NR_KPROBE_HIT_KINDS; i++)
+			seq_printf(m, " %s=%lu", kprobe_hit_kind_names[i], kinds[i]);
+		seq_putc(m, '\n');
+	}
+	return 0;
+}
+
+static const struct seq_operations kprobe_stats_sops = {
+	.start = kprobe_list_start,
+	.next = kprobe_list_next,
+	.stop = kprobe_list_stop,
+	.show = kprobe_stats_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobe_stats);
 
 static void *kprobe_blacklist_start(struct seq_file *m, loff_t *pos)
 {
@@ -161,6 +226,7 @@ static int __init kprobes_debugfs_init(void)
 	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
 
 	debugfs_create_file("list", 0400, dir, NULL, &kprobe_list_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &kprobe_stats_fops);
 	debugfs_create_file("enabled", 0600, dir, NULL, &kprobe_enabled_fops);
 	debugfs_create_file("blacklist", 0400, dir, NULL,
 			    &kprobe_blacklist_fops);

@@ -23,10 +23,16 @@ int kprobes_set_armed(bool armed);
 
 #ifdef CONFIG_KRETPROBES
 bool kprobe_is_kretprobe(struct kprobe *p);
+int kretprobe_nmissed(struct kprobe *p);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {
 	return false;
+}
+
+static inline int kretprobe_nmissed(struct kprobe *p)
+{
+	return 0;
 }
 #endif
 bool kprobe_is_registered_locked(struct kprobe *p);

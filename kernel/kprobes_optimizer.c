@@ -320,6 +320,7 @@ bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs)
 		kprobe_point_missed(kpp);
 		return false;
 	}
+	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
 	kcb = get_kprobe_ctlblk();
 	kcb->status = KPROBE_HIT_ACTIVE;
 	kcb->point = NULL;

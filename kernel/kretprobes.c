@@ -251,6 +251,12 @@ bool kprobe_is_kretprobe(struct kprobe *p)
 	return p->pre_handler == kretprobe_entry_handler;
 }
 
+/* The calls a kretprobe missed for want of an instance, for debugfs */
+int kretprobe_nmissed(struct kprobe *p)
+{
+	return READ_ONCE(container_of(p, struct kretprobe, kp)->nmissed);
+}
+
 /**
  * kretprobe_find_ret_addr() - the real return address of a trampoline frame
  * @tsk: the task whose stack is walked

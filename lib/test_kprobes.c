@@ -228,6 +228,55 @@ static void kpt_on_func_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, NULL, 0), -EINVAL);
 }
 
+static unsigned long kpt_sum_hits(struct kprobe *kp)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(kp->hits, cpu);
+	return sum;
+}
+
+static unsigned long kpt_point_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(kp->point->counts, cpu)->n[kind];
+	return sum;
+}
+
+/* The statistics: each kprobe counts its hits, the point how it served them. */
+static void kpt_hit_statistics(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = { .addr = (kprobe_opcode_t *)kpt_target_add,
+			    .pre_handler = kpt_pre_count_b };
+	unsigned long served = 0;
+	int kind;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b), 0);
+	kpt_target_add(1, 2);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&a), 3UL);
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&b), 1UL);
+	for (kind = 0; kind < KPROBE_HIT_MISSED; kind++)
+		served += kpt_point_hits(&a, kind);
+	KUNIT_EXPECT_EQ(test, served, 3UL);
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&a, KPROBE_HIT_MISSED), 0UL);
+	/* A post_handler takes a trap after the instruction, or emulation */
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&a, KPROBE_HIT_STEPPED) +
+			kpt_point_hits(&a, KPROBE_HIT_EMULATED), 3UL);
+	unregister_kprobe(&a);
+	unregister_kprobe(&b);
+	KUNIT_EXPECT_NULL(test, a.hits);
+}
+
 static void kpt_register_both_addr_and_symbol(struct kunit *test)
 {
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
@@ -2021,6 +2070,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_register_symbol_offset),
 	KUNIT_CASE(kpt_entry_skips_endbr),
 	KUNIT_CASE(kpt_on_func_entry),
+	KUNIT_CASE(kpt_hit_statistics),
 	KUNIT_CASE(kpt_register_both_addr_and_symbol),
 	KUNIT_CASE(kpt_register_neither_addr_nor_symbol),
 	KUNIT_CASE(kpt_register_unknown_symbol),

@@ -185,6 +185,16 @@ KPO_ASM(kpo_jump_label,
 #define KPO_KPROBE(fn)	{ .addr = (kprobe_opcode_t *)(fn) + KPO_PROBE,	\
 			  .pre_handler = kpo_pre }
 
+static unsigned long kpo_point_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(kp->point->counts, cpu)->n[kind];
+	return sum;
+}
+
 /* Wait for the optimizer, then tell whether @kp's point is optimized. */
 static bool kpo_optimized(struct kprobe *kp)
 {
@@ -206,6 +216,7 @@ static void kpo_hit_takes_no_exception(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_target(2, 0), 9L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_OPTIMIZED), 2UL);
 	KUNIT_EXPECT_FALSE(test, kpo.preemptible);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));

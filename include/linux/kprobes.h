@@ -69,6 +69,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
  *	means it changed regs->ip and the instruction must not be replayed
  * @post_handler: runs after the probed instruction
  * @flags: KPROBE_FLAG_* (written under kprobe_mutex, read locklessly)
+ * @hits: per-CPU count of the hits that ran this kprobe's handlers
+ *	(allocated while registered; each CPU increments its own)
  */
 struct kprobe {
 	struct hlist_node hlist;
@@ -81,6 +83,7 @@ struct kprobe {
 	kprobe_pre_handler_t pre_handler;
 	kprobe_post_handler_t post_handler;
 	u32 flags;
+	unsigned long __percpu *hits;
 };
 
 #define KPROBE_FLAG_GONE	1	/* the probed text was freed */
@@ -88,6 +91,35 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED	4	/* the breakpoint is a jump */
 #define KPROBE_FLAG_FTRACE	8	/* the probe rides on ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* the probe is on a function entry */
+
+/**
+ * enum kprobe_hit_kind - how a hit on a point was served
+ * @KPROBE_HIT_EMULATED: breakpoint; the instruction was carried out on
+ *	pt_regs, or a pre_handler took its place
+ * @KPROBE_HIT_BOOSTED: breakpoint; resumed in a copy that jumps back
+ * @KPROBE_HIT_STEPPED: breakpoint; the copy was stepped, a second trap
+ * @KPROBE_HIT_OPTIMIZED: a jump to the point's detour, no exception
+ * @KPROBE_HIT_FTRACE: the function tracer's call, no exception
+ * @KPROBE_HIT_MISSED: the CPU was already inside a probe: no handler ran
+ * @NR_KPROBE_HIT_KINDS: how many kinds
+ */
+enum kprobe_hit_kind {
+	KPROBE_HIT_EMULATED,
+	KPROBE_HIT_BOOSTED,
+	KPROBE_HIT_STEPPED,
+	KPROBE_HIT_OPTIMIZED,
+	KPROBE_HIT_FTRACE,
+	KPROBE_HIT_MISSED,
+	NR_KPROBE_HIT_KINDS,
+};
+
+/**
+ * struct kprobe_hit_counts - a CPU's count of the hits on a point
+ * @n: per &enum kprobe_hit_kind
+ */
+struct kprobe_hit_counts {
+	unsigned long n[NR_KPROBE_HIT_KINDS];
+};
 
 /**
  * enum kprobe_opt_state - a point's way to a jump (CONFIG_OPTPROBES)
@@ -152,6 +184,7 @@ enum kprobe_opt_refusal {
  *	its kprobes can be found, but never matches a hit (kprobe_mutex;
  *	read locklessly by the hit path)
  * @retired: unhashed, waiting to be freed (kprobe_mutex)
+ * @counts: its hits, by kind, per CPU (each CPU increments its own)
  * @ainsn: the arch's replay of the probed instruction (immutable)
  * @opt_state: &enum kprobe_opt_state (kprobe_mutex; read locklessly by
  *	the hit path)
@@ -175,6 +208,7 @@ struct kprobe_point {
 	bool ipmodify;
 	bool gone;
 	bool retired;
+	struct kprobe_hit_counts __percpu *counts;
 	struct arch_specific_insn ainsn;
 #ifdef CONFIG_OPTPROBES
 	u8 opt_state;
@@ -295,6 +329,13 @@ void kprobe_point_missed(struct kprobe_point *kpp);
 void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb);
 void kprobe_hit_end(struct kprobe_ctlblk *kcb);
+
+/* Count a hit on @kpp, on this CPU */
+static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
+					     enum kprobe_hit_kind kind)
+{
+	this_cpu_inc(kpp->counts->n[kind]);
+}
 
 /* Is this CPU between sending the CPU into a stepped copy and its end? */
 static inline bool kprobe_in_step(struct kprobe_ctlblk *kcb)

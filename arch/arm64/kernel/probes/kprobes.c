@@ -252,16 +252,27 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
 
-	if (kcb->status != KPROBE_REENTER)
-		kcb->status = KPROBE_HIT_SS;
+	enum kprobe_hit_kind kind;
 
-	if (kpp->ainsn.api.handler) {
+	if (kpp->ainsn.api.handler)
+		kind = KPROBE_HIT_EMULATED;
+	else if (kpp->ainsn.boostable && !need_post)
+		kind = KPROBE_HIT_BOOSTED;
+	else
+		kind = KPROBE_HIT_STEPPED;
+	/* A nested hit is counted as missed. */
+	if (kcb->status != KPROBE_REENTER) {
+		kcb->status = KPROBE_HIT_SS;
+		kprobe_count_hit(kpp, kind);
+	}
+
+	if (kind == KPROBE_HIT_EMULATED) {
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
 		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 
-	if (kpp->ainsn.boostable && !need_post) {
+	if (kind == KPROBE_HIT_BOOSTED) {
 		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
 		kprobe_hit_end(kcb);
 		return;
@@ -313,6 +324,7 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kcb->status = KPROBE_HIT_ACTIVE;
 	kcb->point = NULL;
 	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}

@@ -598,6 +598,17 @@ NOKPROBE_SYMBOL(x86_emulate_insn);
  * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
  * says whether post_handlers must run after it (never for a nested hit).
  */
+/* Count a replay, unless it is one of a nested hit (counted as missed) */
+static void x86_count_replay(struct kprobe_point *kpp,
+			     struct kprobe_ctlblk *kcb,
+			     enum kprobe_hit_kind kind)
+{
+	if (kcb->status != KPROBE_REENTER)
+		kprobe_count_hit(kpp, kind);
+}
+
+NOKPROBE_SYMBOL(x86_count_replay);
+
 static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		       struct kprobe_ctlblk *kcb, bool need_post)
 {
@@ -610,12 +621,14 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	 * the int3.  (A post_handler just added misses this hit.)
 	 */
 	if (kprobe_opt_diverts(kpp)) {
+		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
 		regs->ip = x86_opt_resume_addr(kpp);
 		kprobe_hit_end(kcb);
 		return;
 	}
 
 	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		x86_count_replay(kpp, kcb, KPROBE_HIT_EMULATED);
 		x86_emulate_insn(kpp, regs);
 		kprobe_replay_done(kpp, regs, kcb);
 		return;
@@ -623,11 +636,13 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 
 	if (kpp->ainsn.boostable && !need_post) {
 		/* Step 3b: no second trap; the hit ends here. */
+		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
 		kprobe_hit_end(kcb);
 		return;
 	}
 
+	x86_count_replay(kpp, kcb, KPROBE_HIT_STEPPED);
 	kcb->point = kpp;
 	kcb->step.saved_if = regs->flags & X86_EFLAGS_IF;
 	/* Nothing but an NMI may run on this CPU until the step ends. */
@@ -706,6 +721,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kcb->point = NULL;
 	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		/* A pre_handler moved regs->ip: no replay, no post_handler. */
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		reset_current_kprobe();
 		return 1;
 	}

@@ -70,6 +70,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		goto out;
 	}
 
+	kprobe_count_hit(kpp, KPROBE_HIT_FTRACE);
 	/* Step 1 */
 	regs->ip = ip + INT3_INSN_SIZE;
 	kcb = get_kprobe_ctlblk();
