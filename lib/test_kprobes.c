@@ -779,7 +779,10 @@ struct kpt_insn_case {
 #define KPT_INSN_CASE_HITS(n, A, B, E, H)	{ #n, A, B, E, H }
 #define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
 
-/* Instructions that must be refused; their functions never run. */
+/*
+ * Instructions that must be refused (and a few with err 0 that must not);
+ * their functions never run.
+ */
 struct kpt_refused_insn {
 	const char *name;
 	int err;
@@ -860,6 +863,41 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "ud2", -EINVAL },
 	{ "jmp_mem", -EINVAL },
 	{ "int_n", -EINVAL },
+	/* VMX */
+	{ "vmcall", -EINVAL },
+	{ "vmlaunch", -EINVAL },
+	{ "vmresume", -EINVAL },
+	{ "vmxoff", -EINVAL },
+	{ "vmxon", -EINVAL },
+	{ "vmclear", -EINVAL },
+	{ "vmptrld", -EINVAL },
+	{ "vmptrst", -EINVAL },
+	{ "vmread", -EINVAL },
+	{ "vmwrite", -EINVAL },
+	{ "vmfunc", -EINVAL },
+	{ "invept", -EINVAL },
+	{ "invvpid", -EINVAL },
+	/* SVM */
+	{ "vmrun", -EINVAL },
+	{ "vmmcall", -EINVAL },
+	{ "vmgexit", -EINVAL },
+	{ "vmload", -EINVAL },
+	{ "vmsave", -EINVAL },
+	{ "stgi", -EINVAL },
+	{ "clgi", -EINVAL },
+	{ "skinit", -EINVAL },
+	{ "invlpga", -EINVAL },
+	/* TDX, SGX's VMM leaf, SMX */
+	{ "tdcall", -EINVAL },
+	{ "seamcall", -EINVAL },
+	{ "seamret", -EINVAL },
+	{ "seamops", -EINVAL },
+	{ "enclv", -EINVAL },
+	{ "getsec", -EINVAL },
+	/* Their neighbours in the opcode map are accepted. */
+	{ "rdrand", 0 },
+	{ "invpcid", 0 },
+	{ "encls", 0 },
 };
 
 KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
@@ -867,6 +905,37 @@ KPT_INSN_FN(int3, "", "	int3\n", "	ret\n");
 KPT_INSN_FN(ud2, "", "	ud2\n", "	ret\n");
 KPT_INSN_FN(jmp_mem, "", "	jmp *kpt_insn_data(%rip)\n", "	ret\n");
 KPT_INSN_FN(int_n, "", "	int $0x20\n", "	ret\n");
+KPT_INSN_FN(vmcall, "", "	vmcall\n", "	ret\n");
+KPT_INSN_FN(vmlaunch, "", "	vmlaunch\n", "	ret\n");
+KPT_INSN_FN(vmresume, "", "	vmresume\n", "	ret\n");
+KPT_INSN_FN(vmxoff, "", "	vmxoff\n", "	ret\n");
+KPT_INSN_FN(vmxon, "", "	vmxon (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmclear, "", "	vmclear (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmptrld, "", "	vmptrld (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmptrst, "", "	vmptrst (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmread, "", "	vmread %rdi, %rax\n", "	ret\n");
+KPT_INSN_FN(vmwrite, "", "	vmwrite %rsi, %rdi\n", "	ret\n");
+KPT_INSN_FN(vmfunc, "", "	vmfunc\n", "	ret\n");
+KPT_INSN_FN(invept, "", "	invept (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(invvpid, "", "	invvpid (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(vmrun, "", "	vmrun\n", "	ret\n");
+KPT_INSN_FN(vmmcall, "", "	vmmcall\n", "	ret\n");
+KPT_INSN_FN(vmgexit, "", "	vmgexit\n", "	ret\n");
+KPT_INSN_FN(vmload, "", "	vmload\n", "	ret\n");
+KPT_INSN_FN(vmsave, "", "	vmsave\n", "	ret\n");
+KPT_INSN_FN(stgi, "", "	stgi\n", "	ret\n");
+KPT_INSN_FN(clgi, "", "	clgi\n", "	ret\n");
+KPT_INSN_FN(skinit, "", "	skinit\n", "	ret\n");
+KPT_INSN_FN(invlpga, "", "	invlpga\n", "	ret\n");
+KPT_INSN_FN(tdcall, "", "	tdcall\n", "	ret\n");
+KPT_INSN_FN(seamcall, "", "	seamcall\n", "	ret\n");
+KPT_INSN_FN(seamret, "", "	seamret\n", "	ret\n");
+KPT_INSN_FN(seamops, "", "	seamops\n", "	ret\n");
+KPT_INSN_FN(enclv, "", "	enclv\n", "	ret\n");
+KPT_INSN_FN(getsec, "", "	getsec\n", "	ret\n");
+KPT_INSN_FN(rdrand, "", "	rdrand %rax\n", "	ret\n");
+KPT_INSN_FN(invpcid, "", "	invpcid (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(encls, "", "	encls\n", "	ret\n");
 
 /* What kpt_hit_cost() measures: a stepped or boosted, an emulated kind */
 #define KPT_COST_STEPPED	"rip_load"
@@ -1056,9 +1125,13 @@ static void kpt_register_refused_insn(struct kunit *test)
 {
 	const struct kpt_refused_insn *r = test->param_value;
 	struct kprobe kp = { .pre_handler = kpt_pre_count };
+	int ret;
 
 	kpt_insn_lookup(test, r->name, &kp.addr);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), r->err);
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, r->err);
+	if (!ret)
+		unregister_kprobe(&kp);
 }
 
 /*

@@ -119,6 +119,50 @@ static int x86_check_insn_boundary(unsigned long addr)
 	return cur == addr ? 0 : -EILSEQ;
 }
 
+static bool x86_insn_has_prefix(struct insn *insn, insn_byte_t prefix)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p) {
+		if (p == prefix)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The register forms of 0f 01 that enter, leave or call a hypervisor or
+ * the TDX module (VMX, SVM, TDX, SGX's enclv): they switch CPU mode or do
+ * not resume at the next instruction.
+ */
+static bool x86_is_virt_0f01(struct insn *insn, u8 modrm)
+{
+	switch (modrm) {
+	case 0xc0:				/* enclv */
+	case 0xc1:				/* vmcall */
+	case 0xc2:				/* vmlaunch */
+	case 0xc3:				/* vmresume */
+	case 0xc4:				/* vmxoff */
+	case 0xd4:				/* vmfunc */
+	case 0xd8:				/* vmrun */
+	case 0xd9:				/* vmmcall; f3: vmgexit */
+	case 0xda:				/* vmload */
+	case 0xdb:				/* vmsave */
+	case 0xdc:				/* stgi */
+	case 0xdd:				/* clgi */
+	case 0xde:				/* skinit */
+	case 0xdf:				/* invlpga */
+		return true;
+	case 0xcc:				/* 66: tdcall */
+	case 0xcd:				/* 66: seamret */
+	case 0xce:				/* 66: seamops */
+	case 0xcf:				/* 66: seamcall; else encls */
+		return x86_insn_has_prefix(insn, 0x66);
+	}
+	return false;
+}
+
 static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op2 = insn->opcode.bytes[1];
@@ -138,12 +182,32 @@ static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
 		/* swapgs, mwait and mwaitx could not survive IF=0 or a copy */
 		if (modrm == 0xf8 || modrm == 0xc9 || modrm == 0xfb)
 			return -EINVAL;
+		if (x86_is_virt_0f01(insn, modrm))
+			return -EINVAL;
+		break;
+	case 0x38:				/* invept, invvpid */
+		if (insn->opcode.bytes[2] == 0x80 ||
+		    insn->opcode.bytes[2] == 0x81)
+			return -EINVAL;
+		break;
+	case 0x78:				/* vmread */
+	case 0x79:				/* vmwrite */
+		/* With 66 or f2, SSE4a's extrq and insertq */
+		if (!x86_insn_has_prefix(insn, 0x66) &&
+		    !x86_insn_has_prefix(insn, 0xf2))
+			return -EINVAL;
+		break;
+	case 0xc7:
+		/* Memory forms of /6 and /7: vmptrld, vmclear, vmxon, vmptrst */
+		if (X86_MODRM_MOD(modrm) != 3 && X86_MODRM_REG(modrm) >= 6)
+			return -EINVAL;
 		break;
 	case 0x05:				/* syscall */
 	case 0x07:				/* sysret */
 	case 0x0b:				/* ud2: BUG() and WARN() */
 	case 0x34:				/* sysenter */
 	case 0x35:				/* sysexit */
+	case 0x37:				/* getsec: SMX, switches CPU mode */
 	case 0xb9:				/* ud1 */
 	case 0xff:				/* ud0 */
 		return -EINVAL;
