@@ -29,6 +29,8 @@
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/asm.h>
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
 #include <asm/msr.h>
@@ -898,6 +900,9 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "rdrand", 0 },
 	{ "invpcid", 0 },
 	{ "encls", 0 },
+	/* VEX, whose opcode bytes are those of hlt and int1 */
+	{ "vpmuludq", 0 },
+	{ "vpsllw", 0 },
 };
 
 KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
@@ -936,6 +941,11 @@ KPT_INSN_FN(getsec, "", "	getsec\n", "	ret\n");
 KPT_INSN_FN(rdrand, "", "	rdrand %rax\n", "	ret\n");
 KPT_INSN_FN(invpcid, "", "	invpcid (%rsi), %rdi\n", "	ret\n");
 KPT_INSN_FN(encls, "", "	encls\n", "	ret\n");
+KPT_INSN_FN(vpmuludq, "", "	vpmuludq %xmm1, %xmm2, %xmm3\n", "	ret\n");
+KPT_INSN_FN(vpsllw, "", "	vpsllw %xmm1, %xmm2, %xmm3\n", "	ret\n");
+/* vmovq %xmm0, %rax is VEX 7e: not a jle */
+KPT_INSN_FN(vex, "	xor %eax, %eax\n	vmovq %rdi, %xmm0\n",
+	    "	vmovq %xmm0, %rax\n", "	add %rsi, %rax\n	ret\n");
 
 /* What kpt_hit_cost() measures: a stepped or boosted, an emulated kind */
 #define KPT_COST_STEPPED	"rip_load"
@@ -1395,6 +1405,28 @@ static void kpt_div_fault_fixup_nested(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.order_errors, 0);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 0);
 	KUNIT_EXPECT_EQ(test, kpt_div_kp.nmissed, 2UL);
+}
+
+/* A VEX instruction is stepped, whatever legacy opcode its byte matches. */
+static void kpt_vex_insn(struct kunit *test)
+{
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, "vex", &kp.addr);
+	long ret;
+
+	if (!boot_cpu_has(X86_FEATURE_AVX))
+		kunit_skip(test, "no AVX");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kernel_fpu_begin();
+	ret = fn(40, 2);
+	kernel_fpu_end();
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, 42L);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
 }
 #endif /* CONFIG_X86_64 */
 
@@ -2223,6 +2255,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_wrmsr_fault_fixup),
 	KUNIT_CASE(kpt_div_fault_fixup),
 	KUNIT_CASE(kpt_div_fault_fixup_nested),
+	KUNIT_CASE(kpt_vex_insn),
 #endif
 	KUNIT_CASE(kpt_hit_cost),
 #endif

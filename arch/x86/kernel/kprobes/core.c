@@ -248,6 +248,15 @@ static int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 	u8 op = insn->opcode.bytes[0];
 
 	ai->len = insn->length;
+	/*
+	 * A VEX or EVEX instruction has one opcode byte, in a map of its own:
+	 * its 0x7f is vmovdqa, not jg.  None of them reads or writes rip or
+	 * IF, so all are stepped.
+	 */
+	if (insn_is_avx(insn)) {
+		ai->replay = X86_REPLAY_STEP;
+		return 0;
+	}
 	if (op == 0x0f)
 		return x86_classify_0f(insn, ai);
 
