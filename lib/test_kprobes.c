@@ -28,8 +28,12 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
+#include <asm/asm.h>
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
+#include <asm/msr.h>
 #endif
 
 /* What the handlers saw; reset before each case */
@@ -857,7 +861,10 @@ struct kpt_insn_case {
 #define KPT_INSN_CASE_HITS(n, A, B, E, H)	{ #n, A, B, E, H }
 #define KPT_INSN_CASE(n, A, B, E)	KPT_INSN_CASE_HITS(n, A, B, E, 1)
 
-/* Instructions that must be refused; their functions never run. */
+/*
+ * Instructions that must be refused (and a few with err 0 that must not);
+ * their functions never run.
+ */
 struct kpt_refused_insn {
 	const char *name;
 	int err;
@@ -938,6 +945,44 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "ud2", -EINVAL },
 	{ "jmp_mem", -EINVAL },
 	{ "int_n", -EINVAL },
+	/* VMX */
+	{ "vmcall", -EINVAL },
+	{ "vmlaunch", -EINVAL },
+	{ "vmresume", -EINVAL },
+	{ "vmxoff", -EINVAL },
+	{ "vmxon", -EINVAL },
+	{ "vmclear", -EINVAL },
+	{ "vmptrld", -EINVAL },
+	{ "vmptrst", -EINVAL },
+	{ "vmread", -EINVAL },
+	{ "vmwrite", -EINVAL },
+	{ "vmfunc", -EINVAL },
+	{ "invept", -EINVAL },
+	{ "invvpid", -EINVAL },
+	/* SVM */
+	{ "vmrun", -EINVAL },
+	{ "vmmcall", -EINVAL },
+	{ "vmgexit", -EINVAL },
+	{ "vmload", -EINVAL },
+	{ "vmsave", -EINVAL },
+	{ "stgi", -EINVAL },
+	{ "clgi", -EINVAL },
+	{ "skinit", -EINVAL },
+	{ "invlpga", -EINVAL },
+	/* TDX, SGX's VMM leaf, SMX */
+	{ "tdcall", -EINVAL },
+	{ "seamcall", -EINVAL },
+	{ "seamret", -EINVAL },
+	{ "seamops", -EINVAL },
+	{ "enclv", -EINVAL },
+	{ "getsec", -EINVAL },
+	/* Their neighbours in the opcode map are accepted. */
+	{ "rdrand", 0 },
+	{ "invpcid", 0 },
+	{ "encls", 0 },
+	/* VEX, whose opcode bytes are those of hlt and int1 */
+	{ "vpmuludq", 0 },
+	{ "vpsllw", 0 },
 };
 
 KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
@@ -945,6 +990,42 @@ KPT_INSN_FN(int3, "", "	int3\n", "	ret\n");
 KPT_INSN_FN(ud2, "", "	ud2\n", "	ret\n");
 KPT_INSN_FN(jmp_mem, "", "	jmp *kpt_insn_data(%rip)\n", "	ret\n");
 KPT_INSN_FN(int_n, "", "	int $0x20\n", "	ret\n");
+KPT_INSN_FN(vmcall, "", "	vmcall\n", "	ret\n");
+KPT_INSN_FN(vmlaunch, "", "	vmlaunch\n", "	ret\n");
+KPT_INSN_FN(vmresume, "", "	vmresume\n", "	ret\n");
+KPT_INSN_FN(vmxoff, "", "	vmxoff\n", "	ret\n");
+KPT_INSN_FN(vmxon, "", "	vmxon (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmclear, "", "	vmclear (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmptrld, "", "	vmptrld (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmptrst, "", "	vmptrst (%rdi)\n", "	ret\n");
+KPT_INSN_FN(vmread, "", "	vmread %rdi, %rax\n", "	ret\n");
+KPT_INSN_FN(vmwrite, "", "	vmwrite %rsi, %rdi\n", "	ret\n");
+KPT_INSN_FN(vmfunc, "", "	vmfunc\n", "	ret\n");
+KPT_INSN_FN(invept, "", "	invept (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(invvpid, "", "	invvpid (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(vmrun, "", "	vmrun\n", "	ret\n");
+KPT_INSN_FN(vmmcall, "", "	vmmcall\n", "	ret\n");
+KPT_INSN_FN(vmgexit, "", "	vmgexit\n", "	ret\n");
+KPT_INSN_FN(vmload, "", "	vmload\n", "	ret\n");
+KPT_INSN_FN(vmsave, "", "	vmsave\n", "	ret\n");
+KPT_INSN_FN(stgi, "", "	stgi\n", "	ret\n");
+KPT_INSN_FN(clgi, "", "	clgi\n", "	ret\n");
+KPT_INSN_FN(skinit, "", "	skinit\n", "	ret\n");
+KPT_INSN_FN(invlpga, "", "	invlpga\n", "	ret\n");
+KPT_INSN_FN(tdcall, "", "	tdcall\n", "	ret\n");
+KPT_INSN_FN(seamcall, "", "	seamcall\n", "	ret\n");
+KPT_INSN_FN(seamret, "", "	seamret\n", "	ret\n");
+KPT_INSN_FN(seamops, "", "	seamops\n", "	ret\n");
+KPT_INSN_FN(enclv, "", "	enclv\n", "	ret\n");
+KPT_INSN_FN(getsec, "", "	getsec\n", "	ret\n");
+KPT_INSN_FN(rdrand, "", "	rdrand %rax\n", "	ret\n");
+KPT_INSN_FN(invpcid, "", "	invpcid (%rsi), %rdi\n", "	ret\n");
+KPT_INSN_FN(encls, "", "	encls\n", "	ret\n");
+KPT_INSN_FN(vpmuludq, "", "	vpmuludq %xmm1, %xmm2, %xmm3\n", "	ret\n");
+KPT_INSN_FN(vpsllw, "", "	vpsllw %xmm1, %xmm2, %xmm3\n", "	ret\n");
+/* vmovq %xmm0, %rax is VEX 7e: not a jle */
+KPT_INSN_FN(vex, "	xor %eax, %eax\n	vmovq %rdi, %xmm0\n",
+	    "	vmovq %xmm0, %rax\n", "	add %rsi, %rax\n	ret\n");
 
 /* What kpt_hit_cost() measures: a stepped or boosted, an emulated kind */
 #define KPT_COST_STEPPED	"rip_load"
@@ -1134,9 +1215,13 @@ static void kpt_register_refused_insn(struct kunit *test)
 {
 	const struct kpt_refused_insn *r = test->param_value;
 	struct kprobe kp = { .pre_handler = kpt_pre_count };
+	int ret;
 
 	kpt_insn_lookup(test, r->name, &kp.addr);
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), r->err);
+	ret = register_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, r->err);
+	if (!ret)
+		unregister_kprobe(&kp);
 }
 
 /*
@@ -1180,6 +1265,250 @@ static void kpt_post_handler_desc(const bool *with_post, char *desc)
 
 KUNIT_ARRAY_PARAM(kpt_post_handler, kpt_post_handler_params,
 		  kpt_post_handler_desc);
+
+#ifdef CONFIG_X86_64
+/*
+ * Faults other than page faults in a stepped copy: a #GP from rdmsr or
+ * wrmsr, a #DE from div.  Each instruction has an exception-table fixup,
+ * which must still apply with the instruction probed.  The functions are
+ * plain C (the kernel's own MSR accessors); the tests find the probed
+ * instruction by decoding them.
+ */
+static noinline __noipa int kpt_target_rdmsr(u32 msr, u64 *val)
+{
+	return rdmsrl_safe(msr, val);
+}
+
+static noinline __noipa int kpt_target_wrmsr(u32 msr, u64 val)
+{
+	return wrmsrl_safe(msr, val);
+}
+
+/* a / b, or -EFAULT if b is 0 */
+static noinline __noipa long kpt_target_div(unsigned long a, unsigned long b)
+{
+	unsigned long quot = a, rem = 0;
+	long err = 0;
+
+	asm volatile("1:	divq %[b]\n"
+		     "	jmp 3f\n"
+		     "2:	mov %[efault], %[err]\n"
+		     "3:\n"
+		     _ASM_EXTABLE(1b, 2b)
+		     : "+a" (quot), "+d" (rem), [err] "+r" (err)
+		     : [b] "r" (b), [efault] "i" (-EFAULT));
+	return err ?: quot;
+}
+
+/* The first instruction of @fn that @match accepts, decoding from its start */
+static void *kpt_find_insn(void *fn, bool (*match)(struct insn *insn))
+{
+	unsigned long size = 0, off;
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset((unsigned long)fn, &size, &off))
+		return NULL;
+	for (off = 0; off < size; off += insn.length) {
+		if (insn_decode_kernel(&insn, fn + off) < 0)
+			return NULL;
+		if (match(&insn))
+			return fn + off;
+	}
+	return NULL;
+}
+
+static bool kpt_is_0f_op(struct insn *insn, u8 op2)
+{
+	return insn->opcode.nbytes == 2 && insn->opcode.bytes[0] == 0x0f &&
+	       insn->opcode.bytes[1] == op2;
+}
+
+static bool kpt_is_rdmsr(struct insn *insn)
+{
+	return kpt_is_0f_op(insn, 0x32);
+}
+
+static bool kpt_is_wrmsr(struct insn *insn)
+{
+	return kpt_is_0f_op(insn, 0x30);
+}
+
+static bool kpt_is_div(struct insn *insn)
+{
+	return !insn_is_avx(insn) && insn->opcode.nbytes == 1 &&
+	       insn->opcode.bytes[0] == 0xf7 &&
+	       X86_MODRM_REG(insn->modrm.bytes[0]) == 6;
+}
+
+/*
+ * MSR accesses that fault: an MSR that does not exist, and IA32_PKRS, with
+ * reserved bits set when written.  Which fault depends on the CPU (QEMU's
+ * TCG reads and writes unknown MSRs without a fault), so the tests take
+ * the first that does.
+ */
+static const u32 kpt_bad_msrs[] = { 0xc0dec0de, 0x6e1 };
+#define KPT_BAD_MSR_VAL		(BIT_ULL(63) | BIT_ULL(32))
+
+static u32 kpt_faulting_msr(bool write)
+{
+	u64 val;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpt_bad_msrs); i++) {
+		if (write ? kpt_target_wrmsr(kpt_bad_msrs[i], KPT_BAD_MSR_VAL) :
+			    kpt_target_rdmsr(kpt_bad_msrs[i], &val))
+			return kpt_bad_msrs[i];
+	}
+	return 0;
+}
+
+static void kpt_probe_insn(struct kunit *test, struct kprobe *kp, void *fn,
+			   bool (*match)(struct insn *insn))
+{
+	*kp = (struct kprobe) {
+		.addr = kpt_find_insn(fn, match),
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+	KUNIT_ASSERT_NOT_NULL(test, kp->addr);
+	KUNIT_ASSERT_EQ(test, register_kprobe(kp), 0);
+}
+
+/* After a hit whose copy faulted: no step left behind on this CPU */
+static void kpt_expect_no_hit_left(struct kunit *test, struct kprobe *kp)
+{
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kprobe_running());
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kp->nmissed, 0UL);
+}
+
+/*
+ * The pre_handlers run once per hit.  The post_handlers run only when the
+ * instruction completes: a hit whose copy faults ends at the fault, and
+ * execution goes on at the fixup.
+ */
+static void kpt_rdmsr_fault_fixup(struct kunit *test)
+{
+	u32 msr = kpt_faulting_msr(false);
+	struct kprobe kp;
+	u64 val;
+
+	if (!msr)
+		kunit_skip(test, "no rdmsr faults on this CPU");
+	kpt_probe_insn(test, &kp, kpt_target_rdmsr, kpt_is_rdmsr);
+	KUNIT_EXPECT_EQ(test, kpt_target_rdmsr(msr, &val), -EIO);
+	KUNIT_EXPECT_EQ(test, kpt_target_rdmsr(MSR_EFER, &val), 0);
+	KUNIT_EXPECT_TRUE(test, val & EFER_LMA);
+	KUNIT_EXPECT_EQ(test, kpt_target_rdmsr(msr, &val), -EIO);
+	kpt_expect_no_hit_left(test, &kp);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+}
+
+static void kpt_wrmsr_fault_fixup(struct kunit *test)
+{
+	u32 msr = kpt_faulting_msr(true);
+	struct kprobe kp;
+
+	if (!msr)
+		kunit_skip(test, "no wrmsr faults on this CPU");
+	kpt_probe_insn(test, &kp, kpt_target_wrmsr, kpt_is_wrmsr);
+	KUNIT_EXPECT_EQ(test, kpt_target_wrmsr(msr, KPT_BAD_MSR_VAL), -EIO);
+	KUNIT_EXPECT_EQ(test, kpt_target_wrmsr(msr, KPT_BAD_MSR_VAL), -EIO);
+	kpt_expect_no_hit_left(test, &kp);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 0);
+}
+
+/* #DE goes through do_error_trap() and DIE_TRAP, not kprobe_fault_handler() */
+static void kpt_div_fault_fixup(struct kunit *test)
+{
+	struct kprobe kp;
+
+	KUNIT_ASSERT_EQ(test, kpt_target_div(1, 0), (long)-EFAULT);
+	kpt_probe_insn(test, &kp, kpt_target_div, kpt_is_div);
+	KUNIT_EXPECT_EQ(test, kpt_target_div(84, 2), 42L);
+	KUNIT_EXPECT_EQ(test, kpt_target_div(84, 0), (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_target_div(85, 5), 17L);
+	kpt_expect_no_hit_left(test, &kp);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.order_errors, 0);
+}
+
+static struct kprobe kpt_div_kp;
+
+/* The outer hit must be whole again once the nested one has faulted. */
+static int kpt_pre_divides(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_state.pre_hits++;
+	kpt_state.fault_ret = kpt_target_div(1, 0);
+	if (kprobe_running() != p)
+		kpt_state.order_errors++;
+	return 0;
+}
+
+/*
+ * A probe hit from a pre_handler replays its instruction as a nested hit;
+ * when that copy faults, the outer hit gets its state back and finishes,
+ * post_handler included.
+ */
+static void kpt_div_fault_fixup_nested(struct kunit *test)
+{
+	struct kprobe outer = {
+		.addr = (kprobe_opcode_t *)kpt_target_mul,
+		.pre_handler = kpt_pre_divides,
+		.post_handler = kpt_post_count,
+	};
+
+	kpt_div_kp = (struct kprobe) {
+		.addr = kpt_find_insn(kpt_target_div, kpt_is_div),
+		.pre_handler = kpt_pre_count_b,
+		.post_handler = kpt_post_count,
+	};
+	KUNIT_ASSERT_NOT_NULL(test, kpt_div_kp.addr);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kpt_div_kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_mul(6, 7), 42);
+	KUNIT_EXPECT_EQ(test, kpt_target_mul(2, 3), 6);
+	kpt_expect_no_hit_left(test, &outer);
+	unregister_kprobe(&outer);
+	unregister_kprobe(&kpt_div_kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.fault_ret, (long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.order_errors, 0);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 0);
+	KUNIT_EXPECT_EQ(test, kpt_div_kp.nmissed, 2UL);
+}
+
+/* A VEX instruction is stepped, whatever legacy opcode its byte matches. */
+static void kpt_vex_insn(struct kunit *test)
+{
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, "vex", &kp.addr);
+	long ret;
+
+	if (!boot_cpu_has(X86_FEATURE_AVX))
+		kunit_skip(test, "no AVX");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	kernel_fpu_begin();
+	ret = fn(40, 2);
+	kernel_fpu_end();
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, 42L);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+}
+#endif /* CONFIG_X86_64 */
 
 /*
  * Not a pass/fail check: report what a hit costs for the three ways a
@@ -2100,6 +2429,13 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_register_refused_insn, kpt_refused_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_fault_in_stepped_insn, kpt_post_handler_gen_params),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE(kpt_rdmsr_fault_fixup),
+	KUNIT_CASE(kpt_wrmsr_fault_fixup),
+	KUNIT_CASE(kpt_div_fault_fixup),
+	KUNIT_CASE(kpt_div_fault_fixup_nested),
+	KUNIT_CASE(kpt_vex_insn),
+#endif
 	KUNIT_CASE(kpt_hit_cost),
 #endif
 	KUNIT_CASE(kpt_smp_register_unregister_race),

@@ -26,6 +26,11 @@
  *      instruction after the original, gives back IF (and fixes the flags
  *      a pushf stored), and runs the post_handlers.
  *
+ * If the stepped copy faults instead, the fault is moved back to the
+ * original instruction before its fixup is looked up (page faults, #GP:
+ * kprobe_fault_handler(); the other exceptions: a DIE_TRAP notifier), and
+ * the hit ends there, without post_handlers.
+ *
  * A task may be interrupted, and with CONFIG_PREEMPTION preempted, inside
  * a boosted copy; so a slot is only released after an RCU-tasks grace
  * period (see arch_remove_kprobe_point()).
@@ -44,15 +49,18 @@
 
 #include <linux/extable.h>
 #include <linux/kallsyms.h>
+#include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/moduleloader.h>
 #include <linux/uaccess.h>
 #include <asm/alternative.h>
+#include <asm/extable.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
 #include <asm/sections.h>
 #include <asm/text-patching.h>
+#include <asm/trapnr.h>
 #include <asm/unaligned.h>
 
 #include "common.h"
@@ -157,6 +165,50 @@ static int x86_check_insn_boundary(unsigned long addr)
 	return cur == addr ? 0 : -EILSEQ;
 }
 
+static bool x86_insn_has_prefix(struct insn *insn, insn_byte_t prefix)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p) {
+		if (p == prefix)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The register forms of 0f 01 that enter, leave or call a hypervisor or
+ * the TDX module (VMX, SVM, TDX, SGX's enclv): they switch CPU mode or do
+ * not resume at the next instruction.
+ */
+static bool x86_is_virt_0f01(struct insn *insn, u8 modrm)
+{
+	switch (modrm) {
+	case 0xc0:				/* enclv */
+	case 0xc1:				/* vmcall */
+	case 0xc2:				/* vmlaunch */
+	case 0xc3:				/* vmresume */
+	case 0xc4:				/* vmxoff */
+	case 0xd4:				/* vmfunc */
+	case 0xd8:				/* vmrun */
+	case 0xd9:				/* vmmcall; f3: vmgexit */
+	case 0xda:				/* vmload */
+	case 0xdb:				/* vmsave */
+	case 0xdc:				/* stgi */
+	case 0xdd:				/* clgi */
+	case 0xde:				/* skinit */
+	case 0xdf:				/* invlpga */
+		return true;
+	case 0xcc:				/* 66: tdcall */
+	case 0xcd:				/* 66: seamret */
+	case 0xce:				/* 66: seamops */
+	case 0xcf:				/* 66: seamcall; else encls */
+		return x86_insn_has_prefix(insn, 0x66);
+	}
+	return false;
+}
+
 static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 op2 = insn->opcode.bytes[1];
@@ -176,12 +228,32 @@ static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
 		/* swapgs, mwait and mwaitx could not survive IF=0 or a copy */
 		if (modrm == 0xf8 || modrm == 0xc9 || modrm == 0xfb)
 			return -EINVAL;
+		if (x86_is_virt_0f01(insn, modrm))
+			return -EINVAL;
+		break;
+	case 0x38:				/* invept, invvpid */
+		if (insn->opcode.bytes[2] == 0x80 ||
+		    insn->opcode.bytes[2] == 0x81)
+			return -EINVAL;
+		break;
+	case 0x78:				/* vmread */
+	case 0x79:				/* vmwrite */
+		/* With 66 or f2, SSE4a's extrq and insertq */
+		if (!x86_insn_has_prefix(insn, 0x66) &&
+		    !x86_insn_has_prefix(insn, 0xf2))
+			return -EINVAL;
+		break;
+	case 0xc7:
+		/* Memory forms of /6 and /7: vmptrld, vmclear, vmxon, vmptrst */
+		if (X86_MODRM_MOD(modrm) != 3 && X86_MODRM_REG(modrm) >= 6)
+			return -EINVAL;
 		break;
 	case 0x05:				/* syscall */
 	case 0x07:				/* sysret */
 	case 0x0b:				/* ud2: BUG() and WARN() */
 	case 0x34:				/* sysenter */
 	case 0x35:				/* sysexit */
+	case 0x37:				/* getsec: SMX, switches CPU mode */
 	case 0xb9:				/* ud1 */
 	case 0xff:				/* ud0 */
 		return -EINVAL;
@@ -229,6 +301,15 @@ int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 	u8 op = insn->opcode.bytes[0];
 
 	ai->len = insn->length;
+	/*
+	 * A VEX or EVEX instruction has one opcode byte, in a map of its own:
+	 * its 0x7f is vmovdqa, not jg.  None of them reads or writes rip or
+	 * IF, so all are stepped.
+	 */
+	if (insn_is_avx(insn)) {
+		ai->replay = X86_REPLAY_STEP;
+		return 0;
+	}
 	if (op == 0x0f)
 		return x86_classify_0f(insn, ai);
 
@@ -503,17 +584,6 @@ int arch_populate_kprobe_blacklist(void)
 					 (unsigned long)__entry_text_end);
 }
 
-/**
- * arch_init_kprobes() - x86 setup
- *
- * Context: boot.
- * Return: 0.
- */
-int __init arch_init_kprobes(void)
-{
-	return 0;
-}
-
 /* ---------------------------------------------------------------------- */
 /* The hit path                                                            */
 /* ---------------------------------------------------------------------- */
@@ -731,35 +801,99 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kprobe_int3_handler);
 
-/**
- * kprobe_fault_handler() - a fault while this CPU is inside a probe hit
- * @regs: the faulting context
- * @trapnr: the trap number
- *
- * If the out-of-line copy faulted, pretend the original instruction did:
- * put regs->ip and IF back and end the step, so that the fault is handled
- * (and fixed up through the exception table) as if no probe were there.
- * Faults in handlers are left to the normal fixups.
- *
- * Context: exception, preemption disabled.
- * Return: 0: the caller goes on handling the fault.
+/*
+ * If @regs faulted in this CPU's stepped copy, make it look as if the
+ * original instruction had faulted: put regs->ip and IF back and end the
+ * step (a nested hit gives the CPU back to the outer one).  No
+ * post_handler runs: the instruction did not complete, and execution goes
+ * on wherever the fault's handling sends it.
  */
-int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+static bool x86_fault_in_step(struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_point *kpp = kcb->point;
 	unsigned long slot;
 
 	if (!kprobe_in_step(kcb))
-		return 0;
+		return false;
 	slot = (unsigned long)kpp->ainsn.insn;
 	if (regs->ip < slot || regs->ip >= slot + kpp->ainsn.len)
-		return 0;
+		return false;
 
 	regs->ip = (unsigned long)kpp->addr;
 	regs->flags |= kcb->step.saved_if;
 	kprobe_hit_end(kcb);
-	return 0;
+	return true;
+}
+
+NOKPROBE_SYMBOL(x86_fault_in_step);
+
+/**
+ * kprobe_fault_handler() - a fault while this CPU is inside a probe hit
+ * @regs: the faulting context
+ * @trapnr: the trap number
+ *
+ * If the stepped copy faulted, pretend the original instruction did (see
+ * x86_fault_in_step()).  For a page fault (kprobe_page_fault(), called
+ * before anything else looks at the fault) that is all: the page-fault
+ * handler goes on and finds the original instruction's fixup, if it needs
+ * one.  #GP and #VE call us only after their own fixup_exception() found
+ * nothing at the copy's address, so the original instruction's fixup is
+ * applied here.  Faults in handlers are left to the normal fixups.
+ *
+ * Context: exception, preemption disabled.
+ * Return: 1 if the fault was fixed up, 0 if the caller goes on handling it.
+ */
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
+{
+	if (!x86_fault_in_step(regs) || trapnr == X86_TRAP_PF)
+		return 0;
+	/* The caller stored the error code there before calling us. */
+	return fixup_exception(regs, trapnr, current->thread.error_code, 0);
 }
 
 NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/*
+ * The other exceptions (#DE, #OF, #UD, #TS, #NP, #SS, #AC, #BR, #MF, #XM)
+ * tell the die notifiers with DIE_TRAP.  do_error_trap() does that before
+ * it looks for a fixup, so moving the fault back to the original
+ * instruction is enough; math_error() does it after, so its fixup is
+ * applied here.  (#NM from kernel mode, the only exception left, is a bug
+ * the kernel dies of with no fixup and no notifier.)
+ */
+static int x86_kprobe_trap_notify(struct notifier_block *nb,
+				  unsigned long val, void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+
+	if (val != DIE_TRAP || user_mode(regs))
+		return NOTIFY_DONE;
+	/* math_error() may have enabled interrupts; a step never does. */
+	if (preemptible() || !kprobe_running() || !x86_fault_in_step(regs))
+		return NOTIFY_DONE;
+	if ((args->trapnr == X86_TRAP_MF || args->trapnr == X86_TRAP_XF) &&
+	    fixup_exception(regs, args->trapnr, args->err, 0))
+		return NOTIFY_STOP;
+	return NOTIFY_DONE;
+}
+
+NOKPROBE_SYMBOL(x86_kprobe_trap_notify);
+
+static struct notifier_block x86_kprobe_trap_nb = {
+	.notifier_call = x86_kprobe_trap_notify,
+	/* First, so that other notifiers and die() see the original address */
+	.priority = INT_MAX,
+};
+
+/**
+ * arch_init_kprobes() - x86 setup: hear of traps in stepped copies
+ *
+ * Context: boot.
+ * Return: 0, or the error of register_die_notifier().
+ */
+int __init arch_init_kprobes(void)
+{
+	return register_die_notifier(&x86_kprobe_trap_nb);
+}
