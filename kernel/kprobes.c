@@ -171,7 +171,11 @@ kprobe_chain_next(struct hlist_node *node)
  */
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 {
-	struct kprobe_hash *h = kprobe_hash_deref();
+	/*
+	 * No lockdep-checked accessor here: the hit path calls this before
+	 * it knows whether it nests, and the lockdep helpers can be probed.
+	 */
+	struct kprobe_hash *h = rcu_dereference_raw(kprobe_hash);
 	struct kprobe_point *kpp;
 	struct hlist_node *node;
 
@@ -195,6 +199,8 @@ NOKPROBE_SYMBOL(kprobe_point_lookup);
  *	so the replay must end with a trap (when no handler redirected)
  *
  * Leaves current_kprobe on &kprobe_busy unless a handler redirected.
+ * It is set at once, before anything that can be probed runs (the RCU
+ * list walk's lockdep check, for one): a hit in there only counts a miss.
  *
  * Context: breakpoint exception, preemption disabled.
  * Return: true if a pre_handler changed the instruction pointer and asked
@@ -205,6 +211,7 @@ bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 {
 	struct kprobe *p;
 
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	*need_post = false;
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
@@ -263,19 +270,21 @@ void kprobe_point_missed(struct kprobe_point *kpp)
 NOKPROBE_SYMBOL(kprobe_point_missed);
 
 /**
- * kprobe_enter_nested() - a probe was hit while this CPU is inside one
- * @kpp: the point hit
+ * kprobe_enter_nested() - a nested hit must step its instruction
  * @kcb: this CPU's control block
  *
- * Parks the outer hit and counts a miss on @kpp's kprobes; the caller then
- * replays @kpp's instruction, with no handlers, and ends with
- * kprobe_replay_done() or kprobe_hit_end(), which resume the outer hit.
+ * A probe hit while this CPU is inside one runs no handler (the arch has
+ * counted it with kprobe_point_missed()) and is replayed without touching
+ * the outer hit's state wherever the instruction allows (emulated,
+ * boosted, diverted to a detour).  Only a step needs state: this parks the
+ * outer hit; the step ends with kprobe_replay_done() or kprobe_hit_end(),
+ * which resume it.
  *
  * Context: breakpoint exception, preemption disabled.
- * Return: false if a nested hit is already parked (nesting is one deep:
- * only an NMI can hit a probe while this CPU is inside one).
+ * Return: false if a nested step is already parked: a probe hit during
+ * the step of a nested hit, that has to be stepped too.
  */
-bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb)
+bool kprobe_enter_nested(struct kprobe_ctlblk *kcb)
 {
 	if (kcb->status == KPROBE_REENTER)
 		return false;
@@ -286,7 +295,6 @@ bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb)
 	kcb->status = KPROBE_REENTER;
 	kcb->point = NULL;
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	kprobe_point_missed(kpp);
 	return true;
 }
 

@@ -668,51 +668,10 @@ NOKPROBE_SYMBOL(x86_emulate_insn);
  * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
  * says whether post_handlers must run after it (never for a nested hit).
  */
-/* Count a replay, unless it is one of a nested hit (counted as missed) */
-static void x86_count_replay(struct kprobe_point *kpp,
-			     struct kprobe_ctlblk *kcb,
-			     enum kprobe_hit_kind kind)
+/* Step 3c: send the CPU into the stepped copy, interrupts off */
+static void x86_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
+			   struct kprobe_ctlblk *kcb)
 {
-	if (kcb->status != KPROBE_REENTER)
-		kprobe_count_hit(kpp, kind);
-}
-
-NOKPROBE_SYMBOL(x86_count_replay);
-
-static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb, bool need_post)
-{
-	if (kcb->status != KPROBE_REENTER)
-		kcb->status = KPROBE_HIT_SS;
-
-	/*
-	 * Being optimized, or unoptimized: the detour runs the whole region
-	 * and jumps back behind it, so that no CPU enters the region behind
-	 * the int3.  (A post_handler just added misses this hit.)
-	 */
-	if (kprobe_opt_diverts(kpp)) {
-		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
-		regs->ip = x86_opt_resume_addr(kpp);
-		kprobe_hit_end(kcb);
-		return;
-	}
-
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
-		x86_count_replay(kpp, kcb, KPROBE_HIT_EMULATED);
-		x86_emulate_insn(kpp, regs);
-		kprobe_replay_done(kpp, regs, kcb);
-		return;
-	}
-
-	if (kpp->ainsn.boostable && !need_post) {
-		/* Step 3b: no second trap; the hit ends here. */
-		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
-		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
-		kprobe_hit_end(kcb);
-		return;
-	}
-
-	x86_count_replay(kpp, kcb, KPROBE_HIT_STEPPED);
 	kcb->point = kpp;
 	kcb->step.saved_if = regs->flags & X86_EFLAGS_IF;
 	/* Nothing but an NMI may run on this CPU until the step ends. */
@@ -720,7 +679,71 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	regs->ip = (unsigned long)kpp->ainsn.insn;
 }
 
+NOKPROBE_SYMBOL(x86_start_step);
+
+/* Step 3: emulate the instruction, or send the CPU to a copy of it. */
+static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb, bool need_post)
+{
+	kcb->status = KPROBE_HIT_SS;
+
+	/*
+	 * Being optimized, or unoptimized: the detour runs the whole region
+	 * and jumps back behind it, so that no CPU enters the region behind
+	 * the int3.  (A post_handler just added misses this hit.)
+	 */
+	if (kprobe_opt_diverts(kpp)) {
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
+		regs->ip = x86_opt_resume_addr(kpp);
+		kprobe_hit_end(kcb);
+		return;
+	}
+
+	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
+		x86_emulate_insn(kpp, regs);
+		kprobe_replay_done(kpp, regs, kcb);
+		return;
+	}
+
+	if (kpp->ainsn.boostable && !need_post) {
+		/* Step 3b: no second trap; the hit ends here. */
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+		kprobe_hit_end(kcb);
+		return;
+	}
+
+	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
+	x86_start_step(kpp, regs, kcb);
+}
+
 NOKPROBE_SYMBOL(x86_replay);
+
+/*
+ * A hit while this CPU is inside a probe: no handler runs, and the outer
+ * hit's state is left alone unless the instruction has to be stepped.
+ * Return: false if it cannot be replayed.
+ */
+static bool x86_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
+			      struct kprobe_ctlblk *kcb)
+{
+	kprobe_point_missed(kpp);
+	if (kprobe_opt_diverts(kpp)) {
+		regs->ip = x86_opt_resume_addr(kpp);
+	} else if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		x86_emulate_insn(kpp, regs);
+	} else if (kpp->ainsn.boostable) {
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+	} else {
+		if (!kprobe_enter_nested(kcb))
+			return false;
+		x86_start_step(kpp, regs, kcb);
+	}
+	return true;
+}
+
+NOKPROBE_SYMBOL(x86_replay_nested);
 
 /* Step 4: the int3 behind the copy in the slot has trapped. */
 static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
@@ -778,13 +801,10 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	}
 
 	if (kprobe_running()) {
-		if (!kprobe_enter_nested(kpp, kcb)) {
-			/* Cannot happen: only an NMI nests, and NMIs do not nest. */
-			pr_err("unrecoverable nested hit at %pS\n", addr);
-			return 0;
-		}
-		x86_replay(kpp, regs, kcb, false);
-		return 1;
+		if (x86_replay_nested(kpp, regs, kcb))
+			return 1;
+		pr_err("unrecoverable nested hit at %pS\n", addr);
+		return 0;
 	}
 
 	kcb->status = KPROBE_HIT_ACTIVE;
