@@ -121,6 +121,10 @@ else
 	notok tracing-interfaces-available
 fi
 
+# --- the in-tree consumers from userspace: kprobe_events, the perf kprobe PMU,
+# BPF, fail_function (each skipped when the kernel lacks it) -------------------
+[ -f /guest/consumers.sh ] && sh /guest/consumers.sh
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.
