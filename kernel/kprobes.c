@@ -393,17 +393,24 @@ static int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
  * @sym: a symbol, or NULL with @addr
  * @offset: offset from @addr or @sym
  *
+ * The tracers rely on the errno: kprobe_events takes 0 as leave to fetch
+ * $argN, and defers -ENOENT (a module not loaded yet) to registration.
+ *
  * Context: process context.
- * Return: true if the position resolves to the entry of a function.
+ * Return: 0 if the position resolves to the entry of a function, -EINVAL if
+ * it is elsewhere or the request is malformed, -ENOENT if the symbol is
+ * unknown.
  */
-bool kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			  unsigned long offset)
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
 {
 	bool on_func_entry = false;
+	int ret;
 
-	if (kprobe_resolve_addr(addr, sym, offset, &addr, &on_func_entry))
-		return false;
-	return on_func_entry;
+	ret = kprobe_resolve_addr(addr, sym, offset, &addr, &on_func_entry);
+	if (ret)
+		return ret;
+	return on_func_entry ? 0 : -EINVAL;
 }
 
 /* Text that other subsystems patch, or that is a BUG()/WARN() site. */

@@ -424,9 +424,10 @@ int register_kretprobe(struct kretprobe *rp)
 		return -E2BIG;
 	if (kretprobe_is_registered(rp))
 		return -EINVAL;
-	if (!kprobe_on_func_entry(rp->kp.addr, rp->kp.symbol_name,
-				  rp->kp.offset))
-		return -EINVAL;
+	ret = kprobe_on_func_entry(rp->kp.addr, rp->kp.symbol_name,
+				   rp->kp.offset);
+	if (ret)
+		return ret;
 
 	maxactive = rp->maxactive > 0 ? rp->maxactive :
 		    max_t(int, 10, 2 * num_possible_cpus());

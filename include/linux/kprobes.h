@@ -194,8 +194,8 @@ int disable_kprobe(struct kprobe *kp);
 
 struct kprobe *get_kprobe(void *addr);
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
-bool kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
-			  unsigned long offset);
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset);
 bool within_kprobe_blacklist(unsigned long addr);
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
 void kprobe_busy_begin(void);
