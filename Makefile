@@ -4,7 +4,8 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch clean-tree
+.PHONY: all deps tree build demo check checkpatch clean-tree consumers stock \
+	stock-consumers
 
 all: check
 
@@ -25,6 +26,17 @@ check: deps
 
 checkpatch: deps
 	@harness/checkpatch.sh
+
+# A distribution-like kernel (VARIANT=ftrace): the consumers of kprobes and
+# ftracetest from the guest; the stock kernel built the same way
+consumers: deps
+	@harness/run-consumers.sh
+
+stock: deps
+	@harness/build-stock.sh
+
+stock-consumers: deps
+	@STOCK=1 harness/run-consumers.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

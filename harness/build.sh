@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Configure and build the kernel for $ARCH in $BUILD, incrementally.
 # Prints the path of the kernel image as the last line.
+#
+# The configuration is allnoconfig + harness/configs/{common,$ARCH}.config,
+# + $VARIANT.config with VARIANT= (e.g. VARIANT=ftrace: a distribution-like
+# kernel).  STOCK=1 builds the pristine base tree instead of ours, out of
+# tree, with the same fragments (see lib.sh for the build directories).
 . "$(dirname "$0")/lib.sh"
 
-"$REPO/harness/prepare-tree.sh" > /dev/null
+what="$ARCH${VARIANT:+ $VARIANT}"
+if [ "$STOCK" = 1 ]; then
+	extract_pristine
+	what="stock $what"
+else
+	"$REPO/harness/prepare-tree.sh" > /dev/null
+fi
 
 case "$ARCH" in
 x86_64)	karch=x86_64; image=arch/x86/boot/bzImage; target=bzImage; cross= ;;
@@ -15,6 +26,11 @@ mkdir -p "$BUILD"
 frag=$(mktemp)
 trap 'rm -f "$frag"' EXIT
 cat "$REPO/harness/configs/common.config" "$REPO/harness/configs/$ARCH.config" > "$frag"
+if [ -n "$VARIANT" ]; then
+	[ -f "$REPO/harness/configs/$VARIANT.config" ] ||
+		die "no harness/configs/$VARIANT.config for VARIANT=$VARIANT"
+	cat "$REPO/harness/configs/$VARIANT.config" >> "$frag"
+fi
 
 kmake() {
 	with_cpu make -C "$TREE" O="$BUILD" ARCH="$karch" CROSS_COMPILE="$cross" \
@@ -22,7 +38,7 @@ kmake() {
 }
 
 if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; then
-	say "configuring $ARCH (allnoconfig + harness/configs)"
+	say "configuring $what (allnoconfig + harness/configs)"
 	kmake -s KCONFIG_ALLCONFIG="$frag" allnoconfig
 	missing=0
 	while read -r line; do
@@ -32,12 +48,12 @@ if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; the
 	cp "$frag" "$BUILD/.kprobes-fragment"
 fi
 
-say "building $ARCH kernel and modules in $BUILD (ccache; first build takes a while)"
+say "building $what kernel and modules in $BUILD (ccache; first build takes a while)"
 if ! kmake "$target" modules > "$BUILD/build.log" 2>&1; then
 	grep -E 'error|Error|warning:' "$BUILD/build.log" | head -n 40 >&2
 	die "kernel build failed; full log: $BUILD/build.log"
 fi
-if grep -q 'warning:' "$BUILD/build.log"; then
+if [ "$STOCK" != 1 ] && grep -q 'warning:' "$BUILD/build.log"; then
 	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|kpt_' >&2 &&
 		die "compiler or objtool warnings in our code (see $BUILD/build.log)"
 fi

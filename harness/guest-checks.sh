@@ -262,6 +262,10 @@ if [ -e $S ]; then
 	check opt-sysctl-mode sh -c "ls -l $S | grep -q '^-rw-r--r--'"
 fi
 
+# --- the in-tree consumers from userspace: kprobe_events, the perf kprobe PMU,
+# BPF, fail_function (each skipped when the kernel lacks it) -------------------
+[ -f /guest/consumers.sh ] && sh /guest/consumers.sh
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.

@@ -8,7 +8,18 @@ CACHE=${KPROBES_CACHE:-/var/cache/kprobes-build}
 PRISTINE=$CACHE/linux-source-6.1
 TREE=$CACHE/tree
 ARCH=${ARCH:-x86_64}
-BUILD=$CACHE/build/$ARCH
+# VARIANT=NAME adds harness/configs/NAME.config to the fragments and builds
+# in its own directory; STOCK=1 builds the pristine base tree (the stock
+# kprobes, for comparison: built and run, never read) with the same
+# fragments.
+VARIANT=${VARIANT:-}
+STOCK=${STOCK:-0}
+if [ "$STOCK" = 1 ]; then
+	TREE=$PRISTINE
+	BUILD=$CACHE/build/stock-$ARCH${VARIANT:+-$VARIANT}
+else
+	BUILD=$CACHE/build/$ARCH${VARIANT:+-$VARIANT}
+fi
 JOBS=${JOBS:-$(nproc)}
 
 # The stock kprobes implementation: deleted from the tree, never read.
@@ -47,6 +58,21 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
 # this machine, whatever checkout or cache it comes from.
 CPU_LOCK=${KPROBES_CPU_LOCK:-/tmp/kprobes-cpu.lock}
 with_cpu() { flock "$CPU_LOCK" "$@"; }
+
+# Extract Debian's linux-source-6.1 into $PRISTINE, once.
+extract_pristine() {
+	local tarball
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1) ||
+		true
+	[ -n "$tarball" ] || die "linux-source-6.1 is not installed (make deps)"
+	mkdir -p "$CACHE"
+	if [ ! -f "$PRISTINE/.extracted" ]; then
+		say "extracting $tarball (once)"
+		rm -rf "$PRISTINE"
+		tar -xf "$tarball" -C "$CACHE"
+		touch "$PRISTINE/.extracted"
+	fi
+}
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

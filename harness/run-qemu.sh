@@ -23,11 +23,28 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,modules}
 cp "$busybox" "$root/bin/busybox"
+# The applets the guest scripts use, ftracetest's included
 for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
-	   reboot sed wc head tail test printf cut tr seq ls uname sync dd sort kill usleep; do
+	   reboot sed wc head tail test printf cut tr seq ls uname sync dd \
+	   id find sort dirname basename date mktemp tee kill expr modprobe \
+	   umount ping usleep ip ifconfig xargs rm rmdir pwd ln awk chmod \
+	   env timeout readlink stat od uniq; do
 	ln -s busybox "$root/bin/$app"
 done
 find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
+# Every module, installed for modprobe (ftracetest's kprobe_module.tc
+# loads trace-printk)
+krel=$(cat "$BUILD/include/config/kernel.release")
+mkdir -p "$root/lib/modules/$krel"
+find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/$krel/" \;
+cp "$BUILD"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$krel/" 2>/dev/null || true
+depmod -b "$root" "$krel" 2>/dev/null || say "depmod failed: modprobe will not work in the guest"
+# The consumer programs and scripts of harness/guest/, and ftracetest
+mkdir -p "$root/guest/bin"
+"$REPO/harness/build-guest.sh" "$root/guest/bin"
+cp "$REPO"/harness/guest/*.sh "$root/guest/"
+cp -r "$TREE/tools/testing/selftests/ftrace" "$root/guest/ftrace"
+rm -rf "$root/guest/ftrace/logs"
 cp "$script" "$root/guest.sh"
 # The file offset of busybox's entry point, for the uprobe_events check
 python3 - "$busybox" > "$root/uprobe_offset" <<'PY'
@@ -48,6 +65,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
+ip link set lo up 2>/dev/null
 echo "guest: running checks"
 sh /guest.sh
 echo "guest: done"
