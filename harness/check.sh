@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make check: for each architecture, build, boot with the KUnit suites and
-# the guest checks, and judge the log; then check our sources with
-# checkpatch, kernel-doc and sparse.  Ends with one summary line
+# the guest checks, and judge the log; the same for a distribution-like
+# build with the function tracer, which also runs the in-tree consumers
+# and ftracetest (CHECK_NO_FTRACE=1 skips it); then check our sources
+# with checkpatch, kernel-doc and sparse.  Ends with one summary line
 # "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +31,14 @@ for arch in $arches; do
 	else
 		echo "$arch: build failed"
 		total_fail=$((total_fail + 1))
+	fi
+	# The same kernel built like a distribution's, with the function
+	# tracer: the KUnit suites, the guest checks, the in-tree consumers
+	# and ftracetest (harness/run-consumers.sh)
+	if [ -z "$CHECK_NO_FTRACE" ]; then
+		out=$(ARCH=$arch VARIANT=ftrace "$REPO/harness/run-consumers.sh") || true
+		echo "$out" | head -n -1
+		count "$(echo "$out" | tail -n 1)"
 	fi
 done
 

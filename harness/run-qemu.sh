@@ -43,6 +43,8 @@ depmod -b "$root" "$krel" 2>/dev/null || say "depmod failed: modprobe will not w
 mkdir -p "$root/guest/bin"
 "$REPO/harness/build-guest.sh" "$root/guest/bin"
 cp "$REPO"/harness/guest/*.sh "$root/guest/"
+cp "$REPO/harness/guest-checks.sh" "$root/guest/checks.sh"
+if [ "${STOCK:-}" = 1 ]; then echo stock; else echo ours; fi > "$root/guest/kernel"
 cp -r "$TREE/tools/testing/selftests/ftrace" "$root/guest/ftrace"
 rm -rf "$root/guest/ftrace/logs"
 cp "$script" "$root/guest.sh"
