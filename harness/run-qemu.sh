@@ -28,6 +28,9 @@ for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
 	ln -s busybox "$root/bin/$app"
 done
 find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
+# The test programs and modules of harness/guest/, under /guest
+"$REPO/harness/build-guest.sh"
+cp -r "$BUILD/guest" "$root/guest"
 cp "$script" "$root/guest.sh"
 # The file offset of busybox's entry point, for the uprobe_events check
 python3 - "$busybox" > "$root/uprobe_offset" <<'PY'
