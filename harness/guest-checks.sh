@@ -117,6 +117,31 @@ if [ -w $T/kprobe_events ]; then
 	grep 'bb_entry:' $T/trace | head -n 1
 	check uprobe-event-hit grep -q 'bb_entry: (' $T/trace
 	echo > $T/uprobe_events
+
+	# uprobes on literal loads, which read user memory (arm64)
+	ulit=/guest/uprobe-literal
+	if [ -x $ulit ]; then
+		echo > $T/trace
+		grep '^ulit_' $ulit.offsets > /tmp/ulit.probes
+		check uprobe-literal-probe-points test "$(wc -l < /tmp/ulit.probes)" = 3
+		while read -r name off; do
+			check "uprobe-$name-created" sh -c \
+				"echo 'p:ulit/$name $ulit:$off' >> $T/uprobe_events"
+		done < /tmp/ulit.probes
+		echo 1 > $T/events/ulit/enable
+		$ulit
+		rc=$?
+		echo 0 > $T/events/ulit/enable
+		echo "guest: $ulit exited with $rc (42: the literals were loaded right); trace:"
+		grep -E 'ulit_[a-z_]+: \(' $T/trace
+		check uprobe-literal-result test $rc = 42
+		while read -r name off; do
+			check "uprobe-$name-hit" grep -q " $name: (" $T/trace
+		done < /tmp/ulit.probes
+		echo > $T/uprobe_events
+	else
+		echo "guest: no $ulit: the literal-load uprobe checks are arm64 only"
+	fi
 else
 	notok tracing-interfaces-available
 fi
