@@ -146,6 +146,20 @@ else
 	notok tracing-interfaces-available
 fi
 
+# --- a fault in a stepped instruction (arm64) ----------------------------------
+# kprobe_step_fault probes the stores of the copy to user memory, copies into
+# untouched pages and checks each fault is handled as an unprobed one.
+if [ -e /guest/kprobe_step_fault.ko ]; then
+	dmesg -c > /dev/null
+	check step-fault-module-loads insmod /guest/kprobe_step_fault.ko
+	check step-fault-as-unprobed sh -c "echo 1 > /sys/kernel/debug/kprobe_step_fault/run"
+	dmesg | grep kprobe_step_fault
+	check step-fault-module-unloads rmmod kprobe_step_fault
+	check list-empty-after-step-fault test -z "$(cat $D/list)"
+else
+	echo "guest: no kprobe_step_fault.ko: the step-fault check is arm64 only"
+fi
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.
