@@ -215,6 +215,31 @@ if [ -w $T/kprobe_events ]; then
 	grep 'bb_entry:' $T/trace | head -n 1
 	check uprobe-event-hit grep -q 'bb_entry: (' $T/trace
 	echo > $T/uprobe_events
+
+	# uprobes on literal loads, which read user memory (arm64)
+	ulit=/guest/uprobe-literal
+	if [ -x $ulit ]; then
+		echo > $T/trace
+		grep '^ulit_' $ulit.offsets > /tmp/ulit.probes
+		check uprobe-literal-probe-points test "$(wc -l < /tmp/ulit.probes)" = 3
+		while read -r name off; do
+			check "uprobe-$name-created" sh -c \
+				"echo 'p:ulit/$name $ulit:$off' >> $T/uprobe_events"
+		done < /tmp/ulit.probes
+		echo 1 > $T/events/ulit/enable
+		$ulit
+		rc=$?
+		echo 0 > $T/events/ulit/enable
+		echo "guest: $ulit exited with $rc (42: the literals were loaded right); trace:"
+		grep -E 'ulit_[a-z_]+: \(' $T/trace
+		check uprobe-literal-result test $rc = 42
+		while read -r name off; do
+			check "uprobe-$name-hit" grep -q " $name: (" $T/trace
+		done < /tmp/ulit.probes
+		echo > $T/uprobe_events
+	else
+		echo "guest: no $ulit: the literal-load uprobe checks are arm64 only"
+	fi
 else
 	notok tracing-interfaces-available
 fi
@@ -265,6 +290,20 @@ fi
 # --- the in-tree consumers from userspace: kprobe_events, the perf kprobe PMU,
 # BPF, fail_function (each skipped when the kernel lacks it) -------------------
 [ -f /guest/consumers.sh ] && sh /guest/consumers.sh
+
+# --- a fault in a stepped instruction (arm64) ----------------------------------
+# kprobe_step_fault probes the stores of the copy to user memory, copies into
+# untouched pages and checks each fault is handled as an unprobed one.
+if [ -e /guest/kprobe_step_fault.ko ]; then
+	dmesg -c > /dev/null
+	check step-fault-module-loads insmod /guest/kprobe_step_fault.ko
+	check step-fault-as-unprobed sh -c "echo 1 > /sys/kernel/debug/kprobe_step_fault/run"
+	dmesg | grep kprobe_step_fault
+	check step-fault-module-unloads rmmod kprobe_step_fault
+	check list-empty-after-step-fault test -z "$(cat $D/list)"
+else
+	echo "guest: no kprobe_step_fault.ko: the step-fault check is arm64 only"
+fi
 
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then

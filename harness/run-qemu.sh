@@ -39,9 +39,8 @@ mkdir -p "$root/lib/modules/$krel"
 find "$BUILD" -name '*.ko' -exec cp {} "$root/lib/modules/$krel/" \;
 cp "$BUILD"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$krel/" 2>/dev/null || true
 depmod -b "$root" "$krel" 2>/dev/null || say "depmod failed: modprobe will not work in the guest"
-# The consumer programs and scripts of harness/guest/, and ftracetest
-mkdir -p "$root/guest/bin"
-"$REPO/harness/build-guest.sh" "$root/guest/bin"
+# The programs, modules and scripts of harness/guest/, and ftracetest
+"$REPO/harness/build-guest.sh" "$root/guest"
 cp "$REPO"/harness/guest/*.sh "$root/guest/"
 cp "$REPO/harness/guest-checks.sh" "$root/guest/checks.sh"
 if [ "${STOCK:-}" = 1 ]; then echo stock; else echo ours; fi > "$root/guest/kernel"
