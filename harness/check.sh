@@ -35,7 +35,7 @@ for arch in $arches; do
 	# The same kernel built like a distribution's, with the function
 	# tracer: the KUnit suites, the guest checks, the in-tree consumers
 	# and ftracetest (harness/run-consumers.sh)
-	if [ -z "$CHECK_NO_FTRACE" ]; then
+	if [ -z "${CHECK_NO_FTRACE:-}" ]; then
 		out=$(ARCH=$arch VARIANT=ftrace "$REPO/harness/run-consumers.sh") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"
