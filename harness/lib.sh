@@ -8,7 +8,8 @@ CACHE=${KPROBES_CACHE:-/var/cache/kprobes-build}
 PRISTINE=$CACHE/linux-source-6.1
 TREE=$CACHE/tree
 ARCH=${ARCH:-x86_64}
-BUILD=$CACHE/build/$ARCH
+# The build directory; harness/bench.sh points it elsewhere for its kernels.
+BUILD=${KPROBES_BUILD:-$CACHE/build/$ARCH}
 JOBS=${JOBS:-$(nproc)}
 
 # The stock kprobes implementation: deleted from the tree, never read.
@@ -38,6 +39,13 @@ our_files() {
 		grep -vE '^(harness/|\.ci/|Makefile$|README\.md$|\.gitignore$)' |
 		while read -r f; do [ -f "$f" ] && echo "$f"; done) || true
 }
+
+# The kernel's name for $ARCH, its cross compiler prefix, its image.
+case "$ARCH" in
+x86_64)	KARCH=x86_64 CROSS= IMAGE=arch/x86/boot/bzImage IMAGE_TARGET=bzImage ;;
+arm64)	KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image IMAGE_TARGET=Image ;;
+*)	KARCH= CROSS= IMAGE= IMAGE_TARGET= ;;
+esac
 
 # ccache hits across checkouts and caches: paths below this are hashed
 # relative to the build directory.
