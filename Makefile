@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch clean-tree
+.PHONY: all deps tree build demo check checkpatch bench clean-tree
 
 all: check
 
@@ -25,6 +25,9 @@ check: deps
 
 checkpatch: deps
 	@harness/checkpatch.sh
+
+bench: deps
+	@harness/bench.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# make bench: the cost of kprobes, ours against the stock 6.1 kernel.
+#
+# Builds four small kernels for $ARCH (harness/bench/*.config): our tree
+# and the pristine base tree (out of tree, never modified), each with
+# PREEMPT_NONE and with PREEMPT; builds harness/bench/module against each;
+# boots each with one vCPU under QEMU TCG with -icount shift=0, where the
+# guest clock counts instructions, so every number is deterministic; runs
+# harness/bench/guest-bench.sh and prints one table and the goals
+# (harness/bench/report.py).  It reports, it never fails on a number.
+#
+#   BENCH_VARIANTS	which of ours-none ours-preempt stock-none
+#			stock-preempt to run (default: all four)
+#   BENCH_EACH_BUDGET_MS  guest time after which a one-by-one
+#			registration stops (default 600000)
+. "$(dirname "$0")/lib.sh"
+
+[ -n "$KARCH" ] || die "unknown ARCH=$ARCH"
+BENCH=$CACHE/bench
+RESULTS=$BENCH/results
+variants=${BENCH_VARIANTS:-ours-none ours-preempt stock-none stock-preempt}
+budget=${BENCH_EACH_BUDGET_MS:-600000}
+mkdir -p "$RESULTS"
+start=$(date +%s)
+
+# Our tree, and the extracted base tree (prepare-tree.sh makes both)
+"$REPO/harness/prepare-tree.sh" > /dev/null
+
+# build VARIANT: the kernel and the bench module; prints the image path.
+build() {
+	local tree=${1%-*} preempt=${1#*-} src build model
+
+	case "$tree" in
+	ours)	src=$TREE ;;
+	stock)	src=$PRISTINE ;;
+	*)	die "unknown variant $1" ;;
+	esac
+	case "$preempt" in
+	none)		model=CONFIG_PREEMPT_NONE=y ;;
+	preempt)	model=CONFIG_PREEMPT=y ;;
+	*)		die "unknown variant $1" ;;
+	esac
+	build=$BENCH/$ARCH-$1
+	mkdir -p "$build"
+	echo "$model" > "$build/preempt.config"
+
+	KPROBES_SRC=$src KPROBES_BUILD=$build \
+	KPROBES_CONFIGS="$REPO/harness/bench/common.config $REPO/harness/bench/$ARCH.config $build/preempt.config" \
+		"$REPO/harness/build.sh" | tail -n 1
+
+	# The module, out of tree, in a copy per kernel (M= builds in place)
+	mkdir -p "$build/kprobes_bench"
+	rsync -c "$REPO"/harness/bench/module/* "$build/kprobes_bench/"
+	with_cpu make -s -C "$src" O="$build" ARCH="$KARCH" \
+		CROSS_COMPILE="$CROSS" CC="ccache ${CROSS}gcc" -j"$JOBS" \
+		M="$build/kprobes_bench" modules > "$build/module.log" 2>&1 ||
+		{ cat "$build/module.log" >&2; die "kprobes_bench.ko: build failed for $1"; }
+}
+
+images=()
+for v in $variants; do
+	say "building $ARCH $v"
+	images+=("$(build "$v")")
+	if grep -q '^CONFIG_OPTPROBES=y' "$BENCH/$ARCH-$v/.config"; then
+		say "$v: CONFIG_OPTPROBES=y"
+	else
+		say "$v: no CONFIG_OPTPROBES"
+	fi
+done
+
+i=0
+logs=()
+for v in $variants; do
+	log=$RESULTS/$ARCH-$v.log
+	rm -f "$log"
+	# One vCPU; one instruction per guest nanosecond; idle time skipped
+	# rather than slept, so it neither costs host time nor depends on it.
+	KPROBES_BUILD=$BENCH/$ARCH-$v SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} \
+	QEMU_EXTRA="-icount shift=0,sleep=off" \
+	GUEST_MODULES="$BENCH/$ARCH-$v/kprobes_bench/kprobes_bench.ko" \
+	KERNEL_CMDLINE_EXTRA="kprobes_bench.each_budget_ms=$budget" \
+		"$REPO/harness/run-qemu.sh" "${images[$i]}" \
+		"$REPO/harness/bench/guest-bench.sh" "$log" ||
+		say "$v: QEMU failed; the table shows what it printed"
+	logs+=("$v=$log")
+	i=$((i + 1))
+done
+
+python3 "$REPO/harness/bench/report.py" --arch "$ARCH" "${logs[@]}"
+echo "make bench took $(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s; logs in $RESULTS"
