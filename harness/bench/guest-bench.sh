@@ -90,23 +90,32 @@ usable=$(dmesg | sed -n 's/.*kpbench addrs.usable \([0-9]*\).*/\1/p' | tail -n 1
 [ "${usable:-0}" -lt "$MANY" ] && MANY=${usable:-0}
 result many "$MANY"
 
-# Registration, at each kernel's default (optimization on where it exists)
-set_opt 1
-for n in 512 $MANY; do
+# registration N SUFFIX: register_kprobes() then unregister_kprobes() of N
+# probes, then register_kprobe() and unregister_kprobe() of each; and the
+# memory per probe point while they are live.
+registration() {
 	before=$(meminfo)
-	ctl reg_batch "reg.batch.$n" "$n"
+	ctl reg_batch "reg.batch.$1$2" "$1"
+	# Let deferred work (the optimizer) settle before measuring more
 	sleep 5
-	# Memory per probe point, with the probes live and settled
-	echo "$before" "$(meminfo)" | awk -v n="$n" '{
-		printf "kpbench mem.slab.%d %d\n", n, ($3 - $1) * 1024 / n
-		printf "kpbench mem.vmalloc.%d %d\n", n, ($4 - $2) * 1024 / n }'
-	ctl unreg_batch "unreg.batch.$n"
+	echo "$before" "$(meminfo)" | awk -v n="$1" -v key="$1$2" '{
+		printf "kpbench mem.slab.%s %d\n", key, ($3 - $1) * 1024 / n
+		printf "kpbench mem.vmalloc.%s %d\n", key, ($4 - $2) * 1024 / n }'
+	ctl unreg_batch "unreg.batch.$1$2"
 	sleep 2
-	ctl reg_each "reg.each.$n" "$n"
+	ctl reg_each "reg.each.$1$2" "$1"
 	sleep 5
-	ctl unreg_each "unreg.each.$n"
+	ctl unreg_each "unreg.each.$1$2"
 	sleep 2
-done
+}
+
+# Registration at each kernel's default (optimization on where it
+# exists), and 512 with optimization off
+set_opt 1
+registration 512
+registration "$MANY"
+set_opt 0
+registration 512 .noopt
 
 # A hit among many other probes (optimization off: compare with
 # hit.pre_noopt)
