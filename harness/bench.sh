@@ -13,6 +13,8 @@
 #			stock-preempt to run (default: all four)
 #   BENCH_EACH_BUDGET_MS  guest time after which a one-by-one
 #			registration stops (default 600000)
+#   BENCH_RUNS		boot each kernel this many times (default 1) and
+#			check that every run prints the same numbers
 . "$(dirname "$0")/lib.sh"
 
 [ -n "$KARCH" ] || die "unknown ARCH=$ARCH"
@@ -31,6 +33,7 @@ BENCH=$CACHE/bench
 RESULTS=$BENCH/results
 variants=${BENCH_VARIANTS:-ours-none ours-preempt stock-none stock-preempt}
 budget=${BENCH_EACH_BUDGET_MS:-600000}
+runs=${BENCH_RUNS:-1}
 mkdir -p "$RESULTS"
 
 # Our tree, and the extracted base tree (prepare-tree.sh makes both)
@@ -78,25 +81,53 @@ for v in $variants; do
 	fi
 done
 
+# Nothing of the host may reach the guest: no host time, no host
+# randomness.  One vCPU; one instruction per guest nanosecond; idle time
+# skipped rather than slept, so it neither costs host time nor depends on
+# it; the RTC starts at a fixed date and follows the guest clock; no
+# random number instructions, whose values come from the host.
+qemu_extra="-icount shift=0,sleep=off -rtc base=2024-01-01T00:00:00,clock=vm"
+case "$ARCH" in
+x86_64)	qemu_extra+=" -cpu max,-rdrand,-rdseed" ;;
+arm64)	qemu_extra+=" -cpu cortex-a57" ;;
+esac
+
+# boot VARIANT IMAGE LOG
+boot() {
+	rm -f "$3"
+	KPROBES_BUILD=$BENCH/$ARCH-$1 SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} \
+	QEMU_EXTRA=$qemu_extra \
+	GUEST_MODULES="$BENCH/$ARCH-$1/kprobes_bench/kprobes_bench.ko" \
+	KERNEL_CMDLINE_EXTRA="kprobes_bench.each_budget_ms=$budget" \
+		"$REPO/harness/run-qemu.sh" "$2" \
+		"$REPO/harness/bench/guest-bench.sh" "$3" ||
+		say "$1: QEMU failed; the table shows what it printed"
+}
+
+# The numbers a log holds
+numbers() { grep -a 'kpbench ' "$1" | tr -d '\r'; }
+
 i=0
 logs=()
+same=()
 for v in $variants; do
 	log=$RESULTS/$ARCH-$v.log
-	rm -f "$log"
-	# One vCPU; one instruction per guest nanosecond; idle time skipped
-	# rather than slept, so it neither costs host time nor depends on it.
-	KPROBES_BUILD=$BENCH/$ARCH-$v SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} \
-	QEMU_EXTRA="-icount shift=0,sleep=off" \
-	GUEST_MODULES="$BENCH/$ARCH-$v/kprobes_bench/kprobes_bench.ko" \
-	KERNEL_CMDLINE_EXTRA="kprobes_bench.each_budget_ms=$budget" \
-		"$REPO/harness/run-qemu.sh" "${images[$i]}" \
-		"$REPO/harness/bench/guest-bench.sh" "$log" ||
-		say "$v: QEMU failed; the table shows what it printed"
+	boot "$v" "${images[$i]}" "$log"
 	logs+=("$v=$log")
+	for ((r = 2; r <= runs; r++)); do
+		boot "$v" "${images[$i]}" "$RESULTS/$ARCH-$v.run$r.log"
+		if cmp -s <(numbers "$log") <(numbers "$RESULTS/$ARCH-$v.run$r.log"); then
+			same+=("$v: run $r printed the same $(numbers "$log" | wc -l) numbers as run 1")
+		else
+			same+=("$v: run $r DIFFERS from run 1: $(diff <(numbers "$log") \
+				<(numbers "$RESULTS/$ARCH-$v.run$r.log") | grep -c '^<') lines")
+		fi
+	done
 	i=$((i + 1))
 done
 
 python3 "$REPO/harness/bench/report.py" --arch "$ARCH" "${logs[@]}"
+for line in "${same[@]}"; do echo "determinism: $line"; done
 now=$(date +%s)
 echo "make bench took $(((now - BENCH_START) / 60)) min $(((now - BENCH_START) % 60)) s" \
 	"($(((locked - BENCH_START) / 60)) min waiting for the CPU lock);" \

@@ -85,7 +85,9 @@ result addrs.blacklisted "$(wc -l < /tmp/blacklist)"
 ctl load
 set_opt 0
 ctl filter
-sleep 2
+# Freeing 10,000 probe points is deferred work (RCU callbacks, workers):
+# let it finish before the first timed registration.
+sleep 10
 usable=$(dmesg | sed -n 's/.*kpbench addrs.usable \([0-9]*\).*/\1/p' | tail -n 1)
 [ "${usable:-0}" -lt "$MANY" ] && MANY=${usable:-0}
 result many "$MANY"
@@ -102,11 +104,11 @@ registration() {
 		printf "kpbench mem.slab.%s %d\n", key, ($3 - $1) * 1024 / n
 		printf "kpbench mem.vmalloc.%s %d\n", key, ($4 - $2) * 1024 / n }'
 	ctl unreg_batch "unreg.batch.$1$2"
-	sleep 2
+	sleep 10
 	ctl reg_each "reg.each.$1$2" "$1"
 	sleep 5
 	ctl unreg_each "unreg.each.$1$2"
-	sleep 2
+	sleep 10
 }
 
 # Registration at each kernel's default (optimization on where it
@@ -121,7 +123,7 @@ registration 512 .noopt
 # hit.pre_noopt)
 set_opt 0
 ctl reg_batch many.reg "$MANY"
-sleep 2
+sleep 5
 hit hit.pre_many pre 0
 ctl unreg_batch many.unreg
 set_opt 1
