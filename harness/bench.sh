@@ -14,7 +14,7 @@
 #   BENCH_EACH_BUDGET_MS  guest time after which a one-by-one
 #			registration stops (default 600000)
 #   BENCH_RUNS		boot each kernel this many times (default 1) and
-#			check that every run prints the same numbers
+#			check that every run gives the same table
 . "$(dirname "$0")/lib.sh"
 
 [ -n "$KARCH" ] || die "unknown ARCH=$ARCH"
@@ -104,9 +104,6 @@ boot() {
 		say "$1: QEMU failed; the table shows what it printed"
 }
 
-# The numbers a log holds
-numbers() { grep -a 'kpbench ' "$1" | tr -d '\r'; }
-
 i=0
 logs=()
 same=()
@@ -116,12 +113,9 @@ for v in $variants; do
 	logs+=("$v=$log")
 	for ((r = 2; r <= runs; r++)); do
 		boot "$v" "${images[$i]}" "$RESULTS/$ARCH-$v.run$r.log"
-		if cmp -s <(numbers "$log") <(numbers "$RESULTS/$ARCH-$v.run$r.log"); then
-			same+=("$v: run $r printed the same $(numbers "$log" | wc -l) numbers as run 1")
-		else
-			same+=("$v: run $r DIFFERS from run 1: $(diff <(numbers "$log") \
-				<(numbers "$RESULTS/$ARCH-$v.run$r.log") | grep -c '^<') lines")
-		fi
+		same+=("$v, run $r against run 1: $(python3 \
+			"$REPO/harness/bench/report.py" --compare "$log" \
+			"$RESULTS/$ARCH-$v.run$r.log")")
 	done
 	i=$((i + 1))
 done

@@ -2,6 +2,7 @@
 """Print the table of make bench from the guests' console logs.
 
     report.py --arch ARCH VARIANT=LOG...
+    report.py --compare LOG LOG
 
 VARIANT is ours-none, ours-preempt, stock-none or stock-preempt; each log
 holds the "kpbench KEY VALUE" lines of harness/bench/guest-bench.sh and
@@ -222,11 +223,36 @@ def goals(runs):
     return out
 
 
+def compare(path1, path2):
+    """Say how far two runs of one kernel are apart: in the table, and in
+    the raw numbers behind it."""
+    one, two = parse(path1), parse(path2)
+    differ = [row.key for row in HIT_ROWS + REG_ROWS + MEM_ROWS
+              if row.show(one) != row.show(two)]
+    keys = [k for k in one.keys() & two.keys() if max(one[k], two[k])]
+    worst = max((abs(one[k] - two[k]) / max(one[k], two[k]) for k in keys),
+                default=0)
+    missing = one.keys() ^ two.keys()
+    worst_key = max(keys, key=lambda k: abs(one[k] - two[k]) /
+                    max(one[k], two[k]), default='-')
+    print(f'{len(keys)} numbers, the largest difference '
+          f'{worst * 100:.3f}% ({worst_key}); ' +
+          (f'table cells that differ: {", ".join(differ)}' if differ
+           else 'the same table') +
+          (f'; only in one run: {", ".join(sorted(missing))}'
+           if missing else ''))
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--arch', default='x86_64')
+    parser.add_argument('--compare', action='store_true',
+                        help='compare two runs of one kernel: LOG LOG')
     parser.add_argument('logs', nargs='+', metavar='VARIANT=LOG')
     args = parser.parse_args()
+    if args.compare:
+        return compare(*args.logs[:2])
 
     runs = {(tree, model): {} for tree in ('ours', 'stock')
             for model, _ in MODELS}
