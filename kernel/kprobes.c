@@ -570,7 +570,6 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	jump_label_unlock();
 	return reserved || static_call_text_reserved(addr, addr) ||
 	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
-	       find_bug((unsigned long)addr) ||
 	       arch_kprobe_text_reserved(addr);
 }
 
