@@ -400,18 +400,9 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
-/**
- * kretprobe_trampoline_handler() - a kretprobed function has returned
- * @regs: the registers at the return, built by the trampoline
- * @fp: where the return address (now the trampoline's) was on the stack
- *
- * Runs the handlers of every instance for this frame (several kretprobes
- * may share a function), then recycles them.
- *
- * Context: the arch's return trampoline; preemption is disabled here.
- * Return: the address the function really returns to.
- */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
+/* Run the handlers for @fp's instances, give them back */
+static unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
+						   void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
@@ -460,6 +451,29 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 			break;
 	}
 	kprobe_busy_end();
+	return ret_addr;
+}
+
+NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function has returned
+ * @regs: the registers at the return, built by the trampoline
+ * @fp: where the return address (now the trampoline's) was on the stack
+ *
+ * Runs the handlers of every instance for this frame (several kretprobes
+ * may share a function), then recycles them.
+ *
+ * Context: the arch's return trampoline; preemption is disabled here.
+ * Return: the address the function really returns to.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
+{
+	unsigned long ret_addr, flags;
+	bool rcu = kprobe_rcu_enter(&flags);
+
+	ret_addr = __kretprobe_trampoline_handler(regs, fp);
+	kprobe_rcu_exit(rcu, flags);
 	return ret_addr;
 }
 

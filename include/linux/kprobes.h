@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/context_tracking_irq.h>
 #include <linux/ftrace.h>
 #include <linux/irq_work.h>
 #include <linux/linkage.h>
@@ -335,6 +336,38 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 					     enum kprobe_hit_kind kind)
 {
 	this_cpu_inc(kpp->counts->n[kind]);
+}
+
+/*
+ * A hit that comes without an exception (through ftrace, an optimized
+ * detour, or the return trampoline) may come from code that runs while RCU
+ * is not watching this CPU: the idle loop between ct_idle_enter() and
+ * ct_idle_exit(), with interrupts on or off.  The handlers and the core
+ * rely on RCU, as on a breakpoint hit, whose exception entry makes RCU
+ * watch with ct_nmi_enter(); do the same for the hit, with interrupts
+ * disabled as there.  (Enabled, an interrupt could end the idle state under
+ * the hit; and an irq-state change inside the hit, such as a handler's
+ * local_irq_restore() under rcu_read_lock(), would record lockdep's
+ * hardirq chain key with a lock held, which the idle loop's
+ * lockdep_hardirqs_on() then finds changed.)  ct_nmi_enter() nests and is
+ * noinstr, so no probe can be on it.  Returns whether it did: pass that,
+ * and @flags, to kprobe_rcu_exit().
+ */
+static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
+{
+	if (likely(rcu_is_watching()))
+		return false;
+	raw_local_irq_save(*flags);
+	ct_nmi_enter();
+	return true;
+}
+
+static nokprobe_inline void kprobe_rcu_exit(bool entered, unsigned long flags)
+{
+	if (likely(!entered))
+		return;
+	ct_nmi_exit();
+	raw_local_irq_restore(flags);
 }
 
 /* Is this CPU between sending the CPU into a stepped copy and its end? */

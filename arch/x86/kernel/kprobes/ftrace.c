@@ -53,14 +53,18 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_point *kpp;
-	bool need_post;
+	unsigned long flags;
+	bool need_post, rcu;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
+		rcu = kprobe_rcu_enter(&flags);
 		x86_kprobe_ftrace_missed(ip);
+		kprobe_rcu_exit(rcu, flags);
 		return;
 	}
+	rcu = kprobe_rcu_enter(&flags);
 
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
 	if (unlikely(!kpp || !regs))
@@ -86,6 +90,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	kcb->status = KPROBE_HIT_SS;
 	kprobe_replay_done(kpp, regs, kcb);
 out:
+	kprobe_rcu_exit(rcu, flags);
 	ftrace_test_recursion_unlock(bit);
 }
 
