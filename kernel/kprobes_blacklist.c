@@ -354,12 +354,18 @@ void kprobe_blacklist_remove_module(struct module *mod)
 }
 
 /*
- * Functions of other subsystems that the way into kprobes' breakpoint
- * handling calls before kprobes knows it is handling a hit: a probe there
- * would recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
+ * Functions of other subsystems that the way into kprobes' hit handling
+ * calls before kprobes knows it is handling a hit: a probe there would
+ * recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
  * RCU list walk, the arm64 break-hook walk among them.
  */
 static const char * const kprobe_blacklist_callees[] = {
+	/*
+	 * kprobe_rcu_enter(), on the way into a hit through ftrace, a
+	 * detour or the return trampoline, before the hit is marked: a
+	 * probe on it would enter the hit again, without end.
+	 */
+	"rcu_is_watching",
 #ifdef CONFIG_PROVE_RCU
 	"debug_lockdep_rcu_enabled",
 	"rcu_read_lock_held_common",

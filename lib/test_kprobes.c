@@ -386,6 +386,10 @@ static void kpt_only_disabled_flag_taken(struct kunit *test)
 static const char * const kpt_refused_symbols[] = {
 	"kprobe_run_pre_handlers",
 	"kprobe_point_lookup",
+#ifdef CONFIG_TREE_RCU
+	/* Called by a hit without a trap before the hit is marked */
+	"rcu_is_watching",
+#endif
 #ifdef CONFIG_X86
 	"kprobe_int3_handler",
 	"exc_int3",
