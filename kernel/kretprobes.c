@@ -402,7 +402,7 @@ NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
 /* Run the handlers for @fp's instances, give them back */
 static unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-						   void *fp)
+						    void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;

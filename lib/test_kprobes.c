@@ -945,7 +945,7 @@ KPT_INSN_FN(pop_rsp,
 	    "	push %rbp\n	mov %rsp, %rbp\n	push %rbp\n	push %rbp\n",
 	    "	pop %rsp\n", "	lea (%rdi, %rsi), %rax\n	pop %rbp\n	ret\n");
 /* objtool cannot follow a pop into %rsp */
-void kpt_insn_pop_rsp(void);
+asmlinkage void kpt_insn_pop_rsp(void);
 STACK_FRAME_NON_STANDARD(kpt_insn_pop_rsp);
 KPT_INSN_FN(mov_reg, "", "	mov %rdi, %rax\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(mov_reg_8b, "", "	.byte 0x48, 0x8b, 0xc7\n",	/* mov %rdi, %rax */

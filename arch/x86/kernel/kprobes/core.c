@@ -11,12 +11,12 @@
  *      regs->ip itself: the hit ends there.
  *   3. The probed instruction is replayed, in one of two ways:
  *      a) Emulated on pt_regs: relative jumps and calls, and those
- *         through a register or a RIP-relative pointer, jcc, loop, ret, cli, sti, popf and nops, none of which
- *         may run from a copy, because they read or write the instruction
- *         pointer or IF; and, because it is cheaper than a second trap,
- *         what functions usually begin with: push and pop of a register,
- *         moves between registers.  The post_handlers run at once and the
- *         hit ends.
+ *         through a register or a RIP-relative pointer, jcc, loop, ret,
+ *         cli, sti, popf and nops, none of which may run from a copy,
+ *         because they read or write the instruction pointer or IF; and,
+ *         because it is cheaper than a second trap, what functions
+ *         usually begin with: push and pop of a register, moves between
+ *         registers.  The post_handlers run at once and the hit ends.
  *      b) Boosted: if no post_handler has to run and the instruction
  *         has no exception-table fixup, the handler returns into a copy
  *         that is followed by a jmp back to the original code.  The hit
