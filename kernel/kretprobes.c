@@ -470,10 +470,13 @@ NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 {
 	unsigned long ret_addr, flags;
-	bool rcu = kprobe_rcu_enter(&flags);
+	bool rcu;
 
+	preempt_disable_notrace();
+	rcu = kprobe_rcu_enter(&flags);
 	ret_addr = __kretprobe_trampoline_handler(regs, fp);
 	kprobe_rcu_exit(rcu, flags);
+	preempt_enable_notrace();
 	return ret_addr;
 }
 

@@ -16,6 +16,7 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/context_tracking.h>
 #include <linux/context_tracking_irq.h>
 #include <linux/ftrace.h>
 #include <linux/irq_work.h>
@@ -350,13 +351,18 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
  * local_irq_restore() under rcu_read_lock(), would record lockdep's
  * hardirq chain key with a lock held, which the idle loop's
  * lockdep_hardirqs_on() then finds changed.)  ct_nmi_enter() nests and is
- * noinstr, so no probe can be on it.  Returns whether it did: pass that,
- * and @flags, to kprobe_rcu_exit().
+ * noinstr, so no probe can be on it.  The test is inline, a per-CPU read:
+ * the caller has preemption disabled.  Returns whether it entered: pass
+ * that, and @flags, to kprobe_rcu_exit().
  */
 static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
 {
-	if (likely(rcu_is_watching()))
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	if (likely(!rcu_dynticks_curr_cpu_in_eqs()))
 		return false;
+#else
+	return false;
+#endif
 	raw_local_irq_save(*flags);
 	ct_nmi_enter();
 	return true;

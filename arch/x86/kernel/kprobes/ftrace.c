@@ -28,11 +28,15 @@
 static void x86_kprobe_ftrace_missed(unsigned long ip)
 {
 	struct kprobe_point *kpp;
+	unsigned long flags;
+	bool rcu;
 
 	preempt_disable_notrace();
+	rcu = kprobe_rcu_enter(&flags);
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
 	if (kpp)
 		kprobe_point_missed(kpp);
+	kprobe_rcu_exit(rcu, flags);
 	preempt_enable_notrace();
 }
 
@@ -59,9 +63,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
-		rcu = kprobe_rcu_enter(&flags);
 		x86_kprobe_ftrace_missed(ip);
-		kprobe_rcu_exit(rcu, flags);
 		return;
 	}
 	rcu = kprobe_rcu_enter(&flags);
