@@ -54,7 +54,9 @@ typedef u8 kprobe_opcode_t;
  *	half of the destination cleared), not to esp
  *
  * The last four are the usual first instructions of a function: emulated,
- * a probe with a post_handler there takes one trap, not two.
+ * a probe with a post_handler there takes one trap, not two.  They keep a
+ * slot: without post_handlers, a boosted copy is cheaper still.  (They
+ * must stay last: see x86_replay_has_copy().)
  */
 enum x86_kprobe_replay {
 	X86_REPLAY_STEP,
@@ -80,7 +82,8 @@ enum x86_kprobe_replay {
 
 /**
  * struct arch_specific_insn - a decoded probed instruction
- * @insn: the out-of-line slot (copy + int3); NULL for emulated instructions
+ * @insn: the out-of-line slot (copy + int3); NULL for instructions that
+ *	are only emulated
  * @replay: how a hit replays the instruction, see &enum x86_kprobe_replay
  * @len: length of the original instruction
  * @cc: condition code of a jcc, or which of the loop family

@@ -307,6 +307,21 @@ static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
+/*
+ * Instructions that are emulated; of them, push, pop and register moves
+ * also get a copy, which a hit without post_handlers prefers: returning
+ * into a boosted copy costs less than emulating.
+ */
+static nokprobe_inline bool x86_replay_emulated(u8 replay)
+{
+	return replay > X86_REPLAY_STEP_PUSHF;
+}
+
+static nokprobe_inline bool x86_replay_has_copy(u8 replay)
+{
+	return !x86_replay_emulated(replay) || replay >= X86_REPLAY_PUSH;
+}
+
 /* The register in the low three bits of @op, extended by REX.B */
 static u8 x86_opcode_reg(struct insn *insn, u8 op)
 {
@@ -538,7 +553,7 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp)
 	if (ret)
 		return ret;
 	kpp->opcode = buf[0];
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF)
+	if (!x86_replay_has_copy(kpp->ainsn.replay))
 		return 0;
 	return x86_prepare_slot(kpp, buf, &insn);
 }
@@ -860,7 +875,8 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		return;
 	}
 
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+	if (x86_replay_emulated(kpp->ainsn.replay) &&
+	    !(kpp->ainsn.boostable && !need_post)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		x86_emulate_insn(kpp, regs);
 		kprobe_replay_done(kpp, regs, kcb);
@@ -892,7 +908,7 @@ static bool x86_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_point_missed(kpp);
 	if (kprobe_opt_diverts(kpp)) {
 		regs->ip = x86_opt_resume_addr(kpp);
-	} else if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+	} else if (x86_replay_emulated(kpp->ainsn.replay)) {
 		x86_emulate_insn(kpp, regs);
 	} else if (kpp->ainsn.boostable) {
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
