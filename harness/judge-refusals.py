@@ -12,7 +12,9 @@ harness/guest/every_function.c.  A refusal has a good reason when:
            refuses (exception generation or return, mode switches, memory
            indirect branches on x86, exclusives and PSTATE writes on arm64,
            ...), read from VMLINUX with objdump;
-  EILSEQ   objdump cannot decode the bytes either (not code).
+  EILSEQ   objdump cannot decode the bytes either (not code);
+  EINVAL   for a kretprobe, also a function of arch_kretprobe_blacklist
+           (read from the backend's kretprobe.c).
 
 Anything else is an unexplained refusal.  Prints the statistics and every
 unexplained refusal, then "N explained, N unexplained"; exits non-zero if
@@ -24,6 +26,20 @@ import subprocess
 import sys
 
 arch, vmlinux, log = sys.argv[1:4]
+REPO = __file__.rsplit('/harness/', 1)[0]
+
+
+def kretprobe_blacklist():
+    """The names in the backend's arch_kretprobe_blacklist[]."""
+    src = {'x86_64': 'arch/x86/kernel/kprobes/kretprobe.c',
+           'arm64': 'arch/arm64/kernel/probes/kretprobe.c'}[arch]
+    with open('%s/%s' % (REPO, src)) as f:
+        text = f.read()
+    m = re.search(r'arch_kretprobe_blacklist\[\] = \{(.*?)\};', text, re.S)
+    return set(re.findall(r'"([^"]+)"', m.group(1))) if m else set()
+
+
+KRETPROBE_BLACKLIST = kretprobe_blacklist()
 
 # x86: the mnemonics x86_classify_insn() refuses
 X86_REFUSED = re.compile(
@@ -63,8 +79,10 @@ def disassembly(addrs):
     return out
 
 
-def reason(err, insns):
+def reason(mode, err, sym, insns):
     """Why the refusal is good, or None."""
+    if mode == 'r' and err == 'EINVAL' and sym.split('.')[0] in KRETPROBE_BLACKLIST:
+        return 'arch_kretprobe_blacklist'
     if err == 'EBUSY':
         return 'reserved text (jump label, static call, alternative, BUG)'
     if not insns:
@@ -101,7 +119,7 @@ stats = collections.Counter()
 why = collections.Counter()
 bad = []
 for mode, err, addr, sym in refusals:
-    r = reason(err, dis.get(addr, []))
+    r = reason(mode, err, sym, dis.get(addr, []))
     stats[(mode, err, r is not None)] += 1
     if r:
         why[(mode, err, re.sub(r' .*', '', r.split(': ')[-1]) if 'instruction' in r else r)] += 1
