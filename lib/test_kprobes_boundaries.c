@@ -40,7 +40,6 @@
 
 /* The task that runs the functions: probe hits from others do not count */
 static struct task_struct *kpb_task;
-static unsigned long kpb_calls;
 
 static noinline __noipa long kpb_leaf(long a, long b)
 {
@@ -61,18 +60,20 @@ static noinline __noipa long kpb_loop(const int *v, int n)
 	return sum;
 }
 
-static noinline __noipa long kpb_switch(int x)
+/* Cases that compute differently: a jump table where the arch has them */
+static noinline __noipa long kpb_switch(long x, long y)
 {
 	switch (x) {
-	case 0: return 11;
-	case 1: return 23;
-	case 2: return 37;
-	case 3: return 41;
-	case 4: return 59;
-	case 5: return 67;
-	case 6: return 73;
-	case 7: return 89;
-	case 8: return 97;
+	case 0: return y + 11;
+	case 1: return y * 23;
+	case 2: return y ^ 37;
+	case 3: return y << 4;
+	case 4: return y - 59;
+	case 5: return y | 66;
+	case 6: return y * y;
+	case 7: return y >> 1;
+	case 8: return ~y;
+	case 9: return y * 3 + 1;
 	default: return -1;
 	}
 }
@@ -82,9 +83,13 @@ static noinline __noipa long kpb_extable(const long *p)
 {
 	long val;
 
-	if (get_kernel_nofault(val, p))
-		return -EFAULT;
+	pagefault_disable();
+	__get_kernel_nofault(&val, p, long, fault);
+	pagefault_enable();
 	return val + 1;
+fault:
+	pagefault_enable();
+	return -EFAULT;
 }
 
 static DEFINE_STATIC_KEY_FALSE(kpb_key);
@@ -113,11 +118,10 @@ static long kpb_run_loop(void)
 
 static long kpb_run_switch(void)
 {
-	long sum = 0;
-	int x;
+	long sum = 0, x;
 
-	for (x = -1; x <= 10; x++)
-		sum = sum * 3 + kpb_switch(x);
+	for (x = -1; x <= 11; x++)
+		sum = sum * 3 + kpb_switch(x, 1000 + 7 * x);
 	return sum;
 }
 
@@ -138,6 +142,38 @@ static long kpb_run_jump_label(void)
 	return r;
 }
 
+/*
+ * The kernel's string functions, on arguments the compiler cannot see
+ * through: with constant ones, it would compute the results itself.
+ */
+static size_t kpb_strlen(const char *s)
+{
+	OPTIMIZER_HIDE_VAR(s);
+	return strlen(s);
+}
+
+static int kpb_strcmp(const char *a, const char *b)
+{
+	OPTIMIZER_HIDE_VAR(a);
+	OPTIMIZER_HIDE_VAR(b);
+	return strcmp(a, b);
+}
+
+static int kpb_memcmp(const void *a, const void *b, size_t n)
+{
+	OPTIMIZER_HIDE_VAR(a);
+	OPTIMIZER_HIDE_VAR(b);
+	OPTIMIZER_HIDE_VAR(n);
+	return memcmp(a, b, n);
+}
+
+static char *kpb_strchr(const char *s, int c)
+{
+	OPTIMIZER_HIDE_VAR(s);
+	OPTIMIZER_HIDE_VAR(c);
+	return strchr(s, c);
+}
+
 static long kpb_run_strlen(void)
 {
 	static const char * const s[] = { "", "a", "kprobes", "0123456789abcdefghij" };
@@ -145,14 +181,14 @@ static long kpb_run_strlen(void)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(s); i++)
-		r = r * 31 + strlen(s[i]);
+		r = r * 31 + kpb_strlen(s[i]);
 	return r;
 }
 
 static long kpb_run_strcmp(void)
 {
-	return strcmp("abc", "abc") * 9 + (strcmp("abc", "abd") < 0) * 3 +
-	       (strcmp("b", "a") > 0);
+	return kpb_strcmp("abc", "abc") * 9 + (kpb_strcmp("abc", "abd") < 0) * 3 +
+	       (kpb_strcmp("b", "a") > 0);
 }
 
 static long kpb_run_memcmp(void)
@@ -160,16 +196,16 @@ static long kpb_run_memcmp(void)
 	static const char a[] = "0123456789abcdefghijklmnopqrstuvwxyz0123456789";
 	static const char b[] = "0123456789abcdefghijklmnopqrstuvwxyz012345678X";
 
-	return !memcmp(a, a, sizeof(a)) * 100 + (memcmp(a, b, sizeof(a)) < 0) * 10 +
-	       (memcmp(b, a, 5) == 0);
+	return !kpb_memcmp(a, a, sizeof(a)) * 100 +
+	       (kpb_memcmp(a, b, sizeof(a)) < 0) * 10 + !kpb_memcmp(b, a, 5);
 }
 
 static long kpb_run_strchr(void)
 {
 	static const char s[] = "kprobes everywhere";
 
-	return (strchr(s, 'e') - s) * 100 + !strchr(s, 'z') * 10 +
-	       (strchr(s, '\0') - s == strlen(s));
+	return (kpb_strchr(s, 'e') - s) * 100 + !kpb_strchr(s, 'z') * 10 +
+	       (kpb_strchr(s, '\0') - s == kpb_strlen(s));
 }
 
 /**
