@@ -30,10 +30,11 @@ vmlinux=$(dirname "$image")/../../../vmlinux
 t1=$(date +%s)
 
 # boot LOG MODE FIRST LAST [EXTRA]: one guest run; KUnit is left out
+timeout=${QEMU_TIMEOUT:-2400}
 boot() {
 	rm -f "$1"
 	KERNEL_CMDLINE="kunit.enable=0 everyfn.mode=$2 everyfn.first=$3 everyfn.last=$4 ${5:-}" \
-		QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} \
+		QEMU_TIMEOUT=$timeout \
 		"$REPO/harness/run-qemu.sh" "$image" \
 		"$REPO/harness/every-function-guest.sh" "$1" || true
 	touch "$1"
@@ -67,6 +68,9 @@ else
 			step=$(sed -nE 's/.*every ([0-9]+)th function with a kretprobe.*/\1/p' "$log" | head -n 1)
 		fi
 		extra="panic_on_warn=1 ${step:+everyfn.rstep=$step}"
+		# A step that hangs is a step that fails: give it twice what
+		# the whole run took, at least ten minutes.
+		timeout=$(( 2 * (t2 - t1) > 600 ? 2 * (t2 - t1) : 600 ))
 		blog=$results/$name-everyfn-bisect.log
 		echo "--- bisecting the $bmode probes on candidates [$lo, $hi)"
 		while [ $((hi - lo)) -gt 1 ]; do
