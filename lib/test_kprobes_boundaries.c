@@ -6,18 +6,20 @@
  * what it computes unprobed.
  *
  * The functions have different shapes: a leaf, a loop, a switch, a load
- * with an exception-table entry that faults, a jump label, and a few
- * kernel string functions with deterministic results.  The boundaries come
- * from the kernel's own instruction decoder on x86 (every 4 bytes on
- * arm64).  Blacklisted text must be refused with -EINVAL, and text that
- * another patcher owns (jump label, static call, alternative, BUG() site)
- * with -EBUSY, wherever the offset falls; ftrace's call sites may be
- * served or refused with -EBUSY.  Elsewhere, registration must succeed at
- * a boundary and fail with -EILSEQ between two.  Every probe of a function is registered
- * and armed at once; then the function runs on inputs that take each of
- * its paths, and the probes of this file's own functions must all fire,
- * but on padding (nop, int3) that no path runs.  The functions are found
- * with kallsyms_lookup_size_offset(), so the suite is built in only.
+ * with an exception-table entry that faults, a jump label, a WARN() site
+ * that is not taken, and a few kernel string functions with deterministic
+ * results.  The boundaries come from the kernel's own instruction decoder
+ * on x86 (every 4 bytes on arm64).  Blacklisted text must be refused with -EINVAL, and text that
+ * another patcher owns (jump label, static call, alternative) with -EBUSY,
+ * wherever the offset falls; ftrace's call sites may be served or refused
+ * with -EBUSY.  The trapping instruction of a BUG()/WARN() site (UD2,
+ * BRK) must be refused with -EINVAL.  Elsewhere, registration must succeed
+ * at a boundary and fail with -EILSEQ between two.  Every probe of a
+ * function is registered and armed at once; then the function runs on
+ * inputs that take each of its paths, and the probes of this file's own
+ * functions must all fire, but on padding (nop, int3) that no path runs.
+ * The functions are found with kallsyms_lookup_size_offset(), so the suite
+ * is built in only.
  */
 
 #include <kunit/test.h>
@@ -92,6 +94,18 @@ fault:
 	return -EFAULT;
 }
 
+/*
+ * A WARN() site: its trapping instruction is refused, the instructions
+ * around it are not.  It is never taken (a warning would fail the run), so
+ * the instructions of its path do not run.
+ */
+static noinline __noipa long kpb_warn(long x)
+{
+	if (WARN_ON_ONCE(x < 0))
+		return 0;
+	return x * 5 + 1;
+}
+
 static DEFINE_STATIC_KEY_FALSE(kpb_key);
 
 static noinline __noipa long kpb_jump_label(long x)
@@ -130,6 +144,11 @@ static long kpb_run_extable(void)
 	kpb_page[0] = 41;
 	return kpb_extable(kpb_page) * 1000 +
 	       kpb_extable((long *)((char *)kpb_page + PAGE_SIZE));
+}
+
+static long kpb_run_warn(void)
+{
+	return kpb_warn(3) * 1000 + kpb_warn(77);
 }
 
 static long kpb_run_jump_label(void)
@@ -214,11 +233,13 @@ static long kpb_run_strchr(void)
  * @run: calls it on inputs that take its paths; returns a digest of the
  *	 results
  * @own: a function of this file, whose every instruction @run executes
+ * @traps: it has BUG()/WARN() traps, to be refused with -EINVAL
  */
 struct kpb_target {
 	const char *name;
 	long (*run)(void);
 	bool own;
+	bool traps;
 };
 
 static const struct kpb_target kpb_targets[] = {
@@ -227,6 +248,7 @@ static const struct kpb_target kpb_targets[] = {
 	{ "kpb_switch", kpb_run_switch, true },
 	{ "kpb_extable", kpb_run_extable, true },
 	{ "kpb_jump_label", kpb_run_jump_label, true },
+	{ "kpb_warn", kpb_run_warn, false, true },
 	{ "strlen", kpb_run_strlen, false },
 	{ "strcmp", kpb_run_strcmp, false },
 	{ "memcmp", kpb_run_memcmp, false },
@@ -273,11 +295,10 @@ static int kpb_insn_len(unsigned long addr, bool *pad)
 #endif
 }
 
-/* Is @addr text that another patcher owns, or a BUG()/WARN() site? */
+/* Is @addr text that another patcher owns? */
 static bool kpb_reserved(unsigned long addr)
 {
-	bool reserved = static_call_text_reserved((void *)addr, (void *)addr) ||
-			find_bug(addr);
+	bool reserved = static_call_text_reserved((void *)addr, (void *)addr);
 
 	jump_label_lock();
 	reserved |= jump_label_text_reserved((void *)addr, (void *)addr);
@@ -293,6 +314,7 @@ static bool kpb_reserved(unsigned long addr)
 static void kpb_every_offset(struct kunit *test, const struct kpb_target *t)
 {
 	unsigned long func, size, offset, off, next = 0, fired = 0, must = 0;
+	unsigned long traps = 0;
 	struct kpb_probe *probes;
 	struct kprobe **batch;
 	bool *boundary, *pad;
@@ -342,6 +364,11 @@ static void kpb_every_offset(struct kunit *test, const struct kpb_target *t)
 		} else if (kpb_reserved(addr) || (ftrace && !boundary[off])) {
 			KUNIT_EXPECT_EQ_MSG(test, err, -EBUSY,
 					    "%s+%#lx is reserved", t->name, off);
+		} else if (boundary[off] && find_bug(addr)) {
+			KUNIT_EXPECT_EQ_MSG(test, err, -EINVAL,
+					    "%s+%#lx is a BUG()/WARN() trap",
+					    t->name, off);
+			traps++;
 		} else if (!boundary[off]) {
 			KUNIT_EXPECT_EQ_MSG(test, err, -EILSEQ,
 					    "%s+%#lx is inside an instruction",
@@ -380,6 +407,9 @@ static void kpb_every_offset(struct kunit *test, const struct kpb_target *t)
 	unregister_kprobes(batch, nr);
 	kpb_task = NULL;
 	KUNIT_EXPECT_EQ(test, t->run(), expect);
+	if (t->traps)
+		KUNIT_EXPECT_GT_MSG(test, traps, 0UL, "%s has no BUG()/WARN() trap",
+				    t->name);
 	kunit_info(test, "%s: %lu bytes, %lu probes on instructions that run, %lu fired\n",
 		   t->name, size, must, fired);
 }
@@ -409,11 +439,16 @@ static void kpb_jump_label_every_offset(struct kunit *test)
 	kpb_every_offset(test, &kpb_targets[4]);
 }
 
+static void kpb_warn_every_offset(struct kunit *test)
+{
+	kpb_every_offset(test, &kpb_targets[5]);
+}
+
 static void kpb_string_functions_every_offset(struct kunit *test)
 {
 	int i;
 
-	for (i = 5; i < ARRAY_SIZE(kpb_targets); i++)
+	for (i = 6; i < ARRAY_SIZE(kpb_targets); i++)
 		kpb_every_offset(test, &kpb_targets[i]);
 }
 
@@ -435,6 +470,7 @@ static struct kunit_case kpb_cases[] = {
 	KUNIT_CASE(kpb_switch_every_offset),
 	KUNIT_CASE(kpb_extable_every_offset),
 	KUNIT_CASE(kpb_jump_label_every_offset),
+	KUNIT_CASE(kpb_warn_every_offset),
 	KUNIT_CASE(kpb_string_functions_every_offset),
 	{}
 };
