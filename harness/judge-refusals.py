@@ -6,12 +6,15 @@
 LOG holds lines "guest-everyfn-refused: MODE ERRNO ADDR SYMBOL" from
 harness/guest/every_function.c.  A refusal has a good reason when:
 
-  EBUSY    the text is reserved by another patcher (jump label, static
-           call, alternatives, ftrace) or is a BUG()/WARN() site;
+  EBUSY    the text is reserved by another patcher: a jump label, a
+           static call site, an SMP-alternatives lock prefix or an ftrace
+           call site, read from VMLINUX's tables (__jump_table,
+           static_call_sites, __smp_locks, mcount_loc);
   EINVAL   the instruction the probe would cover is one the backend
            refuses (exception generation or return, mode switches, memory
            indirect branches on x86, exclusives and PSTATE writes on arm64,
-           ...), read from VMLINUX with objdump;
+           the UD2 or BRK of a BUG()/WARN() site, ...), read from VMLINUX
+           with objdump;
   EILSEQ   objdump cannot decode the bytes either (not code);
   EINVAL   for a kretprobe, also a function of arch_kretprobe_blacklist
            (read from the backend's kretprobe.c).
@@ -20,8 +23,10 @@ Anything else is an unexplained refusal.  Prints the statistics and every
 unexplained refusal, then "N explained, N unexplained"; exits non-zero if
 any is unexplained.
 """
+import bisect
 import collections
 import re
+import struct
 import subprocess
 import sys
 
@@ -40,6 +45,86 @@ def kretprobe_blacklist():
 
 
 KRETPROBE_BLACKLIST = kretprobe_blacklist()
+
+
+class Vmlinux:
+    """The symbols and the loaded contents of a 64-bit little-endian ELF."""
+
+    def __init__(self, path):
+        self.data = open(path, 'rb').read()
+        phoff, shoff = struct.unpack_from('<QQ', self.data, 32)
+        phentsize, phnum, shentsize, shnum = struct.unpack_from(
+            '<HHHH', self.data, 54)
+        self.loads = []
+        for i in range(phnum):
+            p_type, _, p_offset, p_vaddr, _, p_filesz = struct.unpack_from(
+                '<IIQQQQ', self.data, phoff + i * phentsize)
+            if p_type == 1:                     # PT_LOAD
+                self.loads.append((p_vaddr, p_filesz, p_offset))
+        sections = [struct.unpack_from('<IIQQQQIIQQ', self.data,
+                                       shoff + i * shentsize)
+                    for i in range(shnum)]
+        self.syms = {}
+        for sh in sections:
+            if sh[1] != 2:                      # SHT_SYMTAB
+                continue
+            strtab = sections[sh[6]][4]
+            for off in range(sh[4], sh[4] + sh[5], sh[9]):
+                st_name, _, _, _, st_value, _ = struct.unpack_from(
+                    '<IBBHQQ', self.data, off)
+                end = self.data.index(b'\0', strtab + st_name)
+                self.syms[self.data[strtab + st_name:end].decode()] = st_value
+
+    def read(self, vaddr, size):
+        """SIZE bytes at VADDR, or None outside the file's segments."""
+        for start, filesz, offset in self.loads:
+            if start <= vaddr and vaddr + size <= start + filesz:
+                return self.data[offset + vaddr - start:
+                                 offset + vaddr - start + size]
+        return None
+
+    def table(self, start, stop):
+        """The bytes between symbols START and STOP, b'' if absent."""
+        if start not in self.syms or stop not in self.syms:
+            return 0, b''
+        base = self.syms[start]
+        return base, self.read(base, self.syms[stop] - base) or b''
+
+
+def reserved_text(elf):
+    """Sorted (start, end, what) of the text other patchers rewrite."""
+    out = []
+    insn = 5 if arch == 'x86_64' else 4
+    base, tab = elf.table('__start___jump_table', '__stop___jump_table')
+    for off in range(0, len(tab) - 15, 16):
+        code = base + off + struct.unpack_from('<i', tab, off)[0]
+        out.append((code, code + insn, 'jump label'))
+    base, tab = elf.table('__start_static_call_sites', '__stop_static_call_sites')
+    for off in range(0, len(tab) - 7, 8):
+        site = base + off + struct.unpack_from('<i', tab, off)[0]
+        out.append((site, site + insn, 'static call site'))
+    base, tab = elf.table('__smp_locks', '__smp_locks_end')
+    for off in range(0, len(tab) - 3, 4):
+        lock = base + off + struct.unpack_from('<i', tab, off)[0]
+        out.append((lock, lock + 1, 'alternatives lock prefix'))
+    base, tab = elf.table('__start_mcount_loc', '__stop_mcount_loc')
+    for off in range(0, len(tab) - 7, 8):
+        ip = struct.unpack_from('<Q', tab, off)[0]
+        # arm64's call site is the second of two NOPs: cover both
+        out.append((ip, ip + (insn if arch == 'x86_64' else 2 * insn),
+                    'ftrace call site'))
+    out.sort()
+    return out
+
+
+def reserved_why(ranges, addr):
+    """What reserves ADDR, or None."""
+    i = bisect.bisect_right(ranges, (addr, float('inf'), ''))
+    while i > 0 and ranges[i - 1][0] > addr - 16:
+        i -= 1
+        if ranges[i][0] <= addr < ranges[i][1]:
+            return ranges[i][2]
+    return None
 
 # x86: the mnemonics x86_classify_insn() refuses
 X86_REFUSED = re.compile(
@@ -79,12 +164,13 @@ def disassembly(addrs):
     return out
 
 
-def reason(mode, err, sym, insns):
+def reason(mode, err, addr, sym, insns):
     """Why the refusal is good, or None."""
     if mode == 'r' and err == 'EINVAL' and sym.split('.')[0] in KRETPROBE_BLACKLIST:
         return 'arch_kretprobe_blacklist'
     if err == 'EBUSY':
-        return 'reserved text (jump label, static call, alternative, BUG)'
+        what = reserved_why(RESERVED, addr)
+        return 'reserved text: %s' % what if what else None
     if not insns:
         return 'EILSEQ: no code' if err == 'EILSEQ' else None
     text = insns[0][1]
@@ -114,12 +200,13 @@ with open(log, errors='replace') as f:
             refusals.append((m.group(1), m.group(2), int(m.group(3), 16),
                              m.group(4)))
 
+RESERVED = reserved_text(Vmlinux(vmlinux))
 dis = disassembly(sorted({a for _, e, a, _ in refusals if e != 'EBUSY'}))
 stats = collections.Counter()
 why = collections.Counter()
 bad = []
 for mode, err, addr, sym in refusals:
-    r = reason(mode, err, sym, dis.get(addr, []))
+    r = reason(mode, err, addr, sym, dis.get(addr, []))
     stats[(mode, err, r is not None)] += 1
     if r:
         why[(mode, err, re.sub(r' .*', '', r.split(': ')[-1]) if 'instruction' in r else r)] += 1
