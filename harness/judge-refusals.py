@@ -201,7 +201,8 @@ with open(log, errors='replace') as f:
                              m.group(4)))
 
 RESERVED = reserved_text(Vmlinux(vmlinux))
-dis = disassembly(sorted({a for _, e, a, _ in refusals if e != 'EBUSY'}))
+dis = disassembly(sorted({a for _, e, a, _ in refusals
+                          if e != 'EBUSY' or not reserved_why(RESERVED, a)}))
 stats = collections.Counter()
 why = collections.Counter()
 bad = []
