@@ -5,7 +5,7 @@ ARCH ?= x86_64
 export ARCH
 
 .PHONY: all deps tree build demo check checkpatch bench clean-tree consumers \
-	stock stock-consumers
+	stock stock-consumers every-function
 
 all: check
 
@@ -31,6 +31,11 @@ checkpatch: deps
 # ftracetest from the guest; the stock kernel built the same way
 consumers: deps
 	@harness/run-consumers.sh
+
+# A kprobe on every function of the kernel, kretprobes on thousands, from the
+# guest; bisects to the culprit if the kernel dies (ARCH=, VARIANT=ftrace)
+every-function: deps
+	@harness/every-function.sh
 
 stock: deps
 	@harness/build-stock.sh

@@ -8,7 +8,7 @@ log=$1
 fail=0
 
 # 1. Kernel splats: any of these fails the run.
-splats='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|QEMU timed out'
+splats=$SPLATS
 if grep -E "$splats" "$log" > /dev/null; then
 	echo "--- kernel reported problems:" >&2
 	grep -nE "$splats" "$log" | head -n 30 >&2
