@@ -4,7 +4,7 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch clean-tree
+.PHONY: all deps tree build demo check checkpatch patches cross docs clean-tree
 
 all: check
 
@@ -25,6 +25,18 @@ check: deps
 
 checkpatch: deps
 	@harness/checkpatch.sh
+
+# The patch series for a pristine tree (CHECK=1: every step builds, docs)
+patches: deps
+	@CHECK=$(CHECK) harness/series.sh
+
+# Other architectures still configure and build (riscv, arm, i386)
+cross: deps
+	@harness/cross.sh
+
+# Documentation/trace builds without warnings about our files
+docs: deps
+	@harness/docs.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build
