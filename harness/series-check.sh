@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 S=$CACHE/series
-export GIT_DIR=$S/kernel.git
+export GIT_DIR=$S/am/.git
 git rev-parse -q --verify refs/heads/series > /dev/null ||
 	die "no series yet: run make patches first"
 STEPS=$S/steps

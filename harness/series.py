@@ -364,7 +364,19 @@ class Series:
                            stderr=subprocess.PIPE)
         if r.returncode not in (0, 1):
             die('unifdef %s: %s' % (path, r.stderr.decode()))
-        return r.stdout.decode()
+        if r.returncode == 0:
+            return text
+        # What unifdef leaves where a block went: two blank lines in a
+        # row, a blank line after an opening or before a closing brace.
+        out = []
+        for line in r.stdout.decode().split('\n'):
+            if line.strip() in ('}', '};') and out and not out[-1].strip():
+                out.pop()
+            if not line.strip() and out and \
+                    (not out[-1].strip() or out[-1].rstrip().endswith('{')):
+                continue
+            out.append(line)
+        return '\n'.join(out)
 
     def read_base(self, p):
         return git(['cat-file', 'blob', '%s:%s' % (self.base, p)],

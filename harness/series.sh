@@ -15,15 +15,19 @@
 # Prints the directory of the series as the last line.
 . "$(dirname "$0")/lib.sh"
 
-for t in unifdef git; do
-	command -v "$t" > /dev/null || {
-		say "installing $t"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$t" >&2 || {
-			apt-get update -q >&2
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$t" >&2
-		}
-	}
+# unifdef for the series; python3-ply and python3-git for checkpatch's
+# SPDX check (scripts/spdxcheck.py, run with Debian's python3)
+missing=()
+for p in unifdef git python3-ply python3-git; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
 done
+if [ ${#missing[@]} != 0 ]; then
+	say "installing: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >&2
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
 
 "$REPO/harness/prepare-tree.sh" > /dev/null
 
@@ -36,7 +40,10 @@ our_files > "$ours"
 author=$(cd "$REPO" && echo "$(git config user.name) <$(git config user.email)>")
 [ "$author" != " <>" ] || author="kprobes <kprobes@localhost>"
 date=$(cd "$REPO" && git log -1 --format=%ad --date=raw 2>/dev/null || echo '1700000000 +0000')
-export GIT_DIR=$S/kernel.git
+# The git repo, non-bare (checkpatch's SPDX check wants that); its work
+# tree is where git am runs.
+AM=$S/am
+export GIT_DIR=$AM/.git
 mkdir -p "$S" "$results"
 gitq() { git -c advice.detachedHead=false "$@"; }
 
@@ -45,8 +52,8 @@ version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unk
 # 1. The base: the pristine tree, committed once
 if ! git rev-parse -q --verify refs/tags/base > /dev/null 2>&1; then
 	say "committing the pristine linux-source-6.1 as the base (once)"
-	rm -rf "$GIT_DIR"
-	git init -q --bare "$GIT_DIR"
+	rm -rf "$AM"
+	git init -q "$AM"
 	git config core.bigFileThreshold 16m
 	GIT_INDEX_FILE=$S/base.index git --work-tree="$PRISTINE" add -A -f -- . ':!.extracted'
 	tree=$(GIT_INDEX_FILE=$S/base.index git write-tree)
@@ -57,6 +64,8 @@ if ! git rev-parse -q --verify refs/tags/base > /dev/null 2>&1; then
 		GIT_AUTHOR_DATE='1700000000 +0000' GIT_COMMITTER_DATE='1700000000 +0000' \
 		git commit-tree "$tree")
 	git tag base "$c"
+	say "checking out the base for git am (once)"
+	(cd "$AM" && env -u GIT_DIR git -c advice.detachedHead=false checkout -q -f --detach base)
 fi
 
 # 2. The commits and the patches
@@ -104,12 +113,6 @@ open(path, 'w').write(c)
 EOF
 
 # 3. git am onto the pristine base; compare with make tree
-AM=$S/am
-if [ ! -e "$AM/.git" ]; then
-	say "checking out the base for git am (once)"
-	rm -rf "$AM"
-	gitq worktree add -q --detach "$AM" base
-fi
 say "git am of $n patches onto the pristine base"
 (
 	unset GIT_DIR
@@ -165,15 +168,19 @@ cp_bad=0
 : > "$results/series-checkpatch.txt"
 for p in "$OUT"/*.patch; do
 	case "$p" in */0000-*) continue ;; esac
-	out=$(cd "$AM" && env -u GIT_DIR perl scripts/checkpatch.pl --strict --show-types "$p" 2>&1 || true)
-	# NOKPROBE_SYMBOL() must end the declaration itself: the tree's callers
-	# write it both with and without a semicolon (as in make checkpatch).
+	out=$(cd "$AM" && env -u GIT_DIR PATH="/usr/bin:/bin:$PATH" \
+		perl scripts/checkpatch.pl --strict --show-types "$p" 2>&1 || true)
+	# Every finding, but one: NOKPROBE_SYMBOL() must end the declaration
+	# itself, as the tree's callers write it both with and without a
+	# semicolon (make checkpatch makes the same exception).
 	found=$(echo "$out" | python3 -c '
 import re, sys
-blocks = sys.stdin.read().split("\n\n")
-for b in blocks:
-    if not re.match(r"^(ERROR|WARNING|CHECK):", b):
-        continue
+text = sys.stdin.read()
+if "Traceback" in text:
+    print(text)
+for m in re.finditer(r"^(?:ERROR|WARNING|CHECK):.*?(?=\n\n|\Z)", text,
+                     re.M | re.S):
+    b = m.group(0)
     if b.startswith("WARNING:TRAILING_SEMICOLON:") and \
             "FILE: include/asm-generic/kprobes.h:" in b:
         continue
