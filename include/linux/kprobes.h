@@ -473,6 +473,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 /*
  * Return probes.  The API is declared for every configuration so that its
  * users build; it works where the architecture selects HAVE_KRETPROBES.
+ * The structures need struct kprobe: they exist with CONFIG_KPROBES.
  */
 
 /* Most private data an instance may carry (register_kretprobe()) */
@@ -480,6 +481,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 
 struct kretprobe;
 
+#ifdef CONFIG_KPROBES
 /**
  * struct kretprobe_pool - the instances of one kretprobe
  * @rp: the kretprobe; NULL once it is unregistered (see "Instance pool"
@@ -554,6 +556,7 @@ static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
 	return (unsigned long)ri->ret_addr;
 }
+#endif /* CONFIG_KPROBES */
 
 #ifdef CONFIG_KRETPROBES
 int register_kretprobe(struct kretprobe *rp);
