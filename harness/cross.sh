@@ -7,7 +7,9 @@
 # below), then a full build (vmlinux, modules, dtbs).  Reports whether
 # KPROBES is offered (it must not be: only x86_64 and arm64 select
 # HAVE_KPROBE_POINTS) and which options of the fragment did not stick.
-# Logs in $CACHE/results/cross-ARCH.log; ends with "N passed, N failed".
+# Logs in $CACHE/results/cross-ARCH.log, the summary in
+# $CACHE/results/cross.txt (for the cover letter of make patches); ends
+# with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
 arches=${CROSS_ARCHES:-riscv arm i386}
@@ -74,6 +76,8 @@ CONFIG_SAMPLE_KRETPROBES=m
 EOF
 
 pass=0 fail=0
+summary=$results/cross.txt.tmp
+: > "$summary"
 for a in $arches; do
 	case "$a" in
 	riscv)	karch=riscv; cross=riscv64-linux-gnu- ;;
@@ -104,18 +108,20 @@ for a in $arches; do
 			off="$off ${n#CONFIG_}"
 		fi
 	done < <(grep -E '^CONFIG_' "$frag")
-	echo "$a: KPROBES offered: $offered"
-	echo "$a: on:$on"
-	echo "$a: not offered:${off:- none}"
+	{
+		echo "$a: KPROBES offered: $offered"
+		echo "$a: on:$on"
+		echo "$a: not offered:${off:- none}"
+	} | tee -a "$summary"
 	say "$a: building (log: $log)"
 	start=$(date +%s)
 	if with_cpu make -C "$TREE" O="$build" ARCH="$karch" \
 		CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" -j"$JOBS" \
 		>> "$log" 2>&1; then
-		echo "$a: build ok ($(( $(date +%s) - start ))s)"
+		echo "$a: build ok ($(( $(date +%s) - start ))s, waits for the build lock included)" | tee -a "$summary"
 		ok=1
 	else
-		echo "$a: build FAILED ($(( $(date +%s) - start ))s), see $log"
+		echo "$a: build FAILED ($(( $(date +%s) - start ))s), see $log" | tee -a "$summary"
 		grep -E 'error|Error' "$log" | head -n 20
 		ok=0
 	fi
@@ -125,5 +131,8 @@ for a in $arches; do
 	fi
 	if [ "$ok" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
+# For the cover letter: the summary, wrapped at 72 columns
+fold -s -w 72 "$summary" | sed 's/ *$//' > "$results/cross.txt"
+rm -f "$summary"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -86,12 +86,18 @@ for c in "${commits[@]}"; do
 	rows+=("$row")
 done
 
+id=$(git rev-list --reverse base..series | sed 's/$/^{tree}/' |
+	git rev-parse --stdin | sha1sum | cut -c1-12)
 {
 	printf '%-65s' "patch"
 	for arch in $arches; do printf ' %-24s' "$arch"; done
 	echo
 	printf '%s\n' "${rows[@]}"
-} | tee "$table"
+} > "$table.tmp"
+cat "$table.tmp"
+# The first line says which series the table is for (see series.sh)
+{ echo "series $id"; cat "$table.tmp"; } > "$table"
+rm -f "$table.tmp"
 if [ "$bad" = 0 ]; then
 	echo "every step builds on: $arches (logs: $logs)"
 else

@@ -46,6 +46,11 @@ AM=$S/am
 export GIT_DIR=$AM/.git
 mkdir -p "$S" "$results"
 gitq() { git -c advice.detachedHead=false "$@"; }
+# What the steps of the series are: the hash of their trees
+steps_id() {
+	git rev-list --reverse base..series | sed 's/$/^{tree}/' |
+		git rev-parse --stdin | sha1sum | cut -c1-12
+}
 
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
 
@@ -85,32 +90,6 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.patch
 git format-patch -q --cover-letter --no-renames --break-rewrites -o "$OUT" base..series
 n=$(ls "$OUT"/*.patch | grep -vc '/0000-')
-
-# The cover letter: harness/series-cover.txt with its placeholders filled
-fill() {
-	local f=$1 note=$2
-	if [ -s "$f" ]; then cat "$f"; else echo "[[ LEAD: $note ]]"; fi
-}
-python3 - "$OUT"/0000-cover-letter.patch "$REPO/harness/series-cover.txt" \
-	"$version" \
-	"$(fill "$results/check.txt" "make check results here (or save its output as \$KPROBES_CACHE/results/check.txt)")" \
-	"$(fill "$results/bench.txt" "benchmark table here (or save it as \$KPROBES_CACHE/results/bench.txt)")" \
-	"$(fill "$results/cross.txt" "make cross results here (make cross saves them as \$KPROBES_CACHE/results/cross.txt)")" \
-	"$(fill "$results/series-steps.txt" "make patches CHECK=1 results here")" <<'EOF'
-import re, sys
-path, tmpl, version, check, bench, cross, steps = sys.argv[1:]
-text = open(tmpl).read()
-text = '\n'.join(l for l in text.split('\n') if not l.startswith('#')).strip('\n')
-subject, body = text.split('\n', 1)
-subject = re.sub(r'^Subject:\s*', '', subject)
-for k, v in (('VERSION', version), ('CHECK', check), ('BENCH', bench),
-             ('CROSS', cross), ('STEPS', steps)):
-    body = body.replace('@%s@' % k, v.rstrip('\n'))
-c = open(path).read()
-c = c.replace('*** SUBJECT HERE ***', subject, 1)
-c = c.replace('*** BLURB HERE ***', body.strip('\n'), 1)
-open(path, 'w').write(c)
-EOF
 
 # 3. git am onto the pristine base; compare with make tree
 say "git am of $n patches onto the pristine base"
@@ -203,6 +182,41 @@ if [ -n "${CHECK:-}" ] && [ "${CHECK:-0}" != 0 ]; then
 	"$REPO/harness/series-check.sh" || steps_bad=1
 	"$REPO/harness/docs.sh" || steps_bad=1
 fi
+
+# 6. The cover letter: harness/series-cover.txt, its placeholders filled
+# (after CHECK=1, so that it has this run's step builds)
+fill() {
+	local f=$1 note=$2
+	if [ -s "$f" ]; then cat "$f"; else echo "[[ LEAD: $note ]]"; fi
+}
+# The step table is only good for the series it was built from.
+steps_txt=$S/steps-table.txt
+if [ -s "$results/series-steps.txt" ] &&
+	[ "$(head -n 1 "$results/series-steps.txt")" = "series $(steps_id)" ]; then
+	tail -n +2 "$results/series-steps.txt" > "$steps_txt"
+else
+	: > "$steps_txt"
+fi
+python3 - "$OUT"/0000-cover-letter.patch "$REPO/harness/series-cover.txt" \
+	"$version" \
+	"$(fill "$results/check.txt" "make check results here (or save its output as \$KPROBES_CACHE/results/check.txt)")" \
+	"$(fill "$results/bench.txt" "benchmark table here (or save it as \$KPROBES_CACHE/results/bench.txt)")" \
+	"$(fill "$results/cross.txt" "make cross results here (make cross saves them as \$KPROBES_CACHE/results/cross.txt)")" \
+	"$(fill "$steps_txt" "make patches CHECK=1 results here")" <<'EOF'
+import re, sys
+path, tmpl, version, check, bench, cross, steps = sys.argv[1:]
+text = open(tmpl).read()
+text = '\n'.join(l for l in text.split('\n') if not l.startswith('#')).strip('\n')
+subject, body = text.split('\n', 1)
+subject = re.sub(r'^Subject:\s*', '', subject)
+for k, v in (('VERSION', version), ('CHECK', check), ('BENCH', bench),
+             ('CROSS', cross), ('STEPS', steps)):
+    body = body.replace('@%s@' % k, v.rstrip('\n'))
+c = open(path).read()
+c = c.replace('*** SUBJECT HERE ***', subject, 1)
+c = c.replace('*** BLURB HERE ***', body.strip('\n'), 1)
+open(path, 'w').write(c)
+EOF
 
 echo "series: $n patches and a cover letter in:"
 echo "$OUT"
