@@ -32,14 +32,11 @@
 #include <linux/workqueue.h>
 #include <asm/kprobes.h>
 
-#ifdef CONFIG_KPROBES
-
-/* Phases of a hit, in struct kprobe_ctlblk::status */
-#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
-#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
-#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
-#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
-
+/*
+ * struct kprobe exists in every configuration: code built with or without
+ * CONFIG_KPROBES (BPF's, for one) reads the probe that kprobe_running()
+ * returns, which is always NULL without it.
+ */
 struct kprobe;
 struct kprobe_point;
 struct kretprobe;
@@ -62,7 +59,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
  * @nmissed: hits that found this CPU already inside a probe and so did
  *	not run the handlers (incremented by the hitting CPU only)
  * @addr: the probed address; filled in by register_kprobe() when the
- *	caller gave @symbol_name
+ *	caller gave @symbol_name (a void pointer without CONFIG_KPROBES,
+ *	where the arch may not define kprobe_opcode_t)
  * @symbol_name: where to probe, with @offset, instead of @addr
  * @offset: offset into @symbol_name (or from @addr)
  * @pre_handler: runs before the probed instruction; a non-zero return
@@ -77,7 +75,11 @@ struct kprobe {
 	struct list_head list;
 	struct kprobe_point *point;
 	unsigned long nmissed;
+#ifdef CONFIG_KPROBES
 	kprobe_opcode_t *addr;
+#else
+	void *addr;
+#endif
 	const char *symbol_name;
 	unsigned int offset;
 	kprobe_pre_handler_t pre_handler;
@@ -91,6 +93,14 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED	4	/* the breakpoint is a jump */
 #define KPROBE_FLAG_FTRACE	8	/* the probe rides on ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* the probe is on a function entry */
+
+#ifdef CONFIG_KPROBES
+
+/* Phases of a hit, in struct kprobe_ctlblk::status */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
+#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
+#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
+#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
 
 /**
  * enum kprobe_hit_kind - how a hit on a point was served
@@ -391,12 +401,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 #endif
 
 #else /* !CONFIG_KPROBES */
-
-struct kprobe;
-struct kretprobe;
-struct kretprobe_instance;
-typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
-				   struct pt_regs *regs);
 
 static inline struct kprobe *kprobe_running(void)
 {
