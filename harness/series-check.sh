@@ -2,11 +2,17 @@
 # Part of make patches CHECK=1 (after harness/series.sh made the series):
 # check out each step of the series in turn and build it incrementally for
 # x86_64 and arm64 with the test configuration (allnoconfig plus
-# harness/configs, as make build), under the machine-wide build lock.
+# harness/configs, as make build), holding the machine-wide build lock.
 # A step passes when kernel and modules build without a warning about
-# kprobes.  Writes a
-# table to $CACHE/results/series-steps.txt.
+# kprobes.  Writes a table to $CACHE/results/series-steps.txt.
 . "$(dirname "$0")/lib.sh"
+
+# One hold of the build lock for all the step builds: taking it once per
+# step would queue each of them behind every other build of the machine.
+if [ -z "${SERIES_CHECK_LOCKED:-}" ]; then
+	say "waiting for the build lock ($CPU_LOCK)"
+	SERIES_CHECK_LOCKED=1 exec flock "$CPU_LOCK" "$0" "$@"
+fi
 
 S=$CACHE/series
 export GIT_DIR=$S/am/.git
@@ -46,7 +52,7 @@ build_step() {
 	missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | while read -r l; do
 		if ! grep -qx "$l" "$build/.config"; then echo "${l%%=*}"; fi
 	done | sed 's/^CONFIG_//' | paste -sd ' ')
-	with_cpu make -C "$STEPS" O="$build" ARCH="$karch" CROSS_COMPILE="$cross" \
+	make -C "$STEPS" O="$build" ARCH="$karch" CROSS_COMPILE="$cross" \
 		CC="ccache ${cross}gcc" -j"$JOBS" "$image" modules >> "$log" 2>&1 || return 1
 	# Warnings about kprobes (ours, or in code that uses them) fail the
 	# step, as in make build; others are the base tree's (a build of the
