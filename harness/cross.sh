@@ -4,7 +4,8 @@
 #
 # For each of $CROSS_ARCHES (default: riscv arm i386): defconfig, plus every
 # kprobes-related option that Kconfig still offers there (the fragment
-# below), then a full build (vmlinux, modules, dtbs).  Reports whether
+# below), then a full build (vmlinux, modules, dtbs; CROSS_TARGETS="vmlinux"
+# for less).  Reports whether
 # KPROBES is offered (it must not be: only x86_64 and arm64 select
 # HAVE_KPROBE_POINTS) and which options of the fragment did not stick.
 # Logs in $CACHE/results/cross-ARCH.log, the summary in
@@ -115,10 +116,11 @@ for a in $arches; do
 	} | tee -a "$summary"
 	say "$a: building (log: $log)"
 	start=$(date +%s)
+	# shellcheck disable=SC2086 # CROSS_TARGETS is a list
 	if with_cpu make -C "$TREE" O="$build" ARCH="$karch" \
 		CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" -j"$JOBS" \
-		>> "$log" 2>&1; then
-		echo "$a: build ok ($(( $(date +%s) - start ))s, waits for the build lock included)" | tee -a "$summary"
+		${CROSS_TARGETS:-} >> "$log" 2>&1; then
+		echo "$a: build ok (${CROSS_TARGETS:-all}, $(( $(date +%s) - start ))s with the wait for the build lock)" | tee -a "$summary"
 		ok=1
 	else
 		echo "$a: build FAILED ($(( $(date +%s) - start ))s), see $log" | tee -a "$summary"
