@@ -4,7 +4,8 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch patches cross docs clean-tree
+.PHONY: all deps tree build demo check checkpatch bench clean-tree consumers \
+	stock stock-consumers patches cross docs
 
 all: check
 
@@ -37,6 +38,20 @@ cross: deps
 # Documentation/trace builds without warnings about our files
 docs: deps
 	@harness/docs.sh
+
+# A distribution-like kernel (VARIANT=ftrace): the consumers of kprobes and
+# ftracetest from the guest; the stock kernel built the same way
+consumers: deps
+	@harness/run-consumers.sh
+
+stock: deps
+	@harness/build-stock.sh
+
+stock-consumers: deps
+	@STOCK=1 harness/run-consumers.sh
+
+bench: deps
+	@harness/bench.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

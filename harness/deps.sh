@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(linux-source-6.1 qemu-system-x86 busybox-static flex bison bc
       libelf-dev libssl-dev cpio ccache rsync python3 kmod file xz-utils
-      gcc make perl patch sparse gcc-aarch64-linux-gnu qemu-system-arm)
+      gcc make perl patch sparse gcc-aarch64-linux-gnu qemu-system-arm
+      libc6-dev libc6-dev-arm64-cross linux-libc-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -8,7 +8,19 @@ CACHE=${KPROBES_CACHE:-/var/cache/kprobes-build}
 PRISTINE=$CACHE/linux-source-6.1
 TREE=$CACHE/tree
 ARCH=${ARCH:-x86_64}
-BUILD=$CACHE/build/$ARCH
+# VARIANT=NAME adds harness/configs/NAME.config to the fragments and builds
+# in its own directory; STOCK=1 builds the pristine base tree (the stock
+# kprobes, for comparison: built and run, never read) with the same
+# fragments.  KPROBES_BUILD overrides the build directory (harness/bench.sh
+# builds its own kernels elsewhere).
+VARIANT=${VARIANT:-}
+STOCK=${STOCK:-0}
+if [ "$STOCK" = 1 ]; then
+	TREE=$PRISTINE
+	BUILD=${KPROBES_BUILD:-$CACHE/build/stock-$ARCH${VARIANT:+-$VARIANT}}
+else
+	BUILD=${KPROBES_BUILD:-$CACHE/build/$ARCH${VARIANT:+-$VARIANT}}
+fi
 JOBS=${JOBS:-$(nproc)}
 
 # The stock kprobes implementation: deleted from the tree, never read.
@@ -39,6 +51,13 @@ our_files() {
 		while read -r f; do [ -f "$f" ] && echo "$f"; done) || true
 }
 
+# The kernel's name for $ARCH, its cross compiler prefix, its image.
+case "$ARCH" in
+x86_64)	KARCH=x86_64 CROSS='' IMAGE=arch/x86/boot/bzImage IMAGE_TARGET=bzImage ;;
+arm64)	KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image IMAGE_TARGET=Image ;;
+*)	KARCH='' CROSS='' IMAGE='' IMAGE_TARGET='' ;;
+esac
+
 # ccache hits across checkouts and caches: paths below this are hashed
 # relative to the build directory.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
@@ -46,7 +65,31 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
 # A kernel build or a QEMU run keeps both cores busy: run one at a time on
 # this machine, whatever checkout or cache it comes from.
 CPU_LOCK=${KPROBES_CPU_LOCK:-/tmp/kprobes-cpu.lock}
-with_cpu() { flock "$CPU_LOCK" "$@"; }
+# A script that holds the lock for a whole sequence of builds and runs
+# (harness/bench.sh) exports KPROBES_CPU_LOCK_HELD=1, so that what it runs
+# does not queue for the lock again.
+with_cpu() {
+	if [ "${KPROBES_CPU_LOCK_HELD:-}" = 1 ]; then
+		"$@"
+	else
+		flock "$CPU_LOCK" "$@"
+	fi
+}
+
+# Extract Debian's linux-source-6.1 into $PRISTINE, once.
+extract_pristine() {
+	local tarball
+	tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1) ||
+		true
+	[ -n "$tarball" ] || die "linux-source-6.1 is not installed (make deps)"
+	mkdir -p "$CACHE"
+	if [ ! -f "$PRISTINE/.extracted" ]; then
+		say "extracting $tarball (once)"
+		rm -rf "$PRISTINE"
+		tar -xf "$tarball" -C "$CACHE"
+		touch "$PRISTINE/.extracted"
+	fi
+}
 
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

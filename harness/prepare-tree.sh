@@ -12,17 +12,7 @@
 #      a stock file survived or one of ours is missing.
 . "$(dirname "$0")/lib.sh"
 
-tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -n 1) ||
-	true
-[ -n "$tarball" ] || die "linux-source-6.1 is not installed (make deps)"
-
-mkdir -p "$CACHE"
-if [ ! -f "$PRISTINE/.extracted" ]; then
-	say "extracting $tarball (once)"
-	rm -rf "$PRISTINE"
-	tar -xf "$tarball" -C "$CACHE"
-	touch "$PRISTINE/.extracted"
-fi
+extract_pristine
 if [ ! -f "$TREE/.kprobes-tree" ]; then
 	say "creating the working tree $TREE (once)"
 	rm -rf "$TREE"

@@ -44,9 +44,10 @@
  *   1. unlink the kprobe from its point (list_del_rcu); if the point is
  *      now empty, its original instruction goes back;
  *   2. commit, then unhash the points left empty;
- *   3. synchronize_rcu(): every hit that could still see the kprobe or the
- *      point has finished its handlers, and no CPU is still executing the
- *      point's out-of-line slot (that runs with interrupts disabled);
+ *   3. kprobes_synchronize(), an expedited RCU grace period: every hit
+ *      that could still see the kprobe or the point has finished its
+ *      handlers, and no CPU is still executing the point's out-of-line
+ *      slot (that runs with interrupts disabled);
  *   4. after an RCU-tasks grace period (no task is left inside a boosted
  *      copy of the instruction, see kprobe_point_destroy()), free the
  *      slot and the point.
@@ -171,7 +172,11 @@ kprobe_chain_next(struct hlist_node *node)
  */
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 {
-	struct kprobe_hash *h = kprobe_hash_deref();
+	/*
+	 * No lockdep-checked accessor here: the hit path calls this before
+	 * it knows whether it nests, and the lockdep helpers can be probed.
+	 */
+	struct kprobe_hash *h = rcu_dereference_raw(kprobe_hash);
 	struct kprobe_point *kpp;
 	struct hlist_node *node;
 
@@ -195,6 +200,8 @@ NOKPROBE_SYMBOL(kprobe_point_lookup);
  *	so the replay must end with a trap (when no handler redirected)
  *
  * Leaves current_kprobe on &kprobe_busy unless a handler redirected.
+ * It is set at once, before anything that can be probed runs (the RCU
+ * list walk's lockdep check, for one): a hit in there only counts a miss.
  *
  * Context: breakpoint exception, preemption disabled.
  * Return: true if a pre_handler changed the instruction pointer and asked
@@ -205,6 +212,7 @@ bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 {
 	struct kprobe *p;
 
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	*need_post = false;
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
@@ -263,19 +271,21 @@ void kprobe_point_missed(struct kprobe_point *kpp)
 NOKPROBE_SYMBOL(kprobe_point_missed);
 
 /**
- * kprobe_enter_nested() - a probe was hit while this CPU is inside one
- * @kpp: the point hit
+ * kprobe_enter_nested() - a nested hit must step its instruction
  * @kcb: this CPU's control block
  *
- * Parks the outer hit and counts a miss on @kpp's kprobes; the caller then
- * replays @kpp's instruction, with no handlers, and ends with
- * kprobe_replay_done() or kprobe_hit_end(), which resume the outer hit.
+ * A probe hit while this CPU is inside one runs no handler (the arch has
+ * counted it with kprobe_point_missed()) and is replayed without touching
+ * the outer hit's state wherever the instruction allows (emulated,
+ * boosted, diverted to a detour).  Only a step needs state: this parks the
+ * outer hit; the step ends with kprobe_replay_done() or kprobe_hit_end(),
+ * which resume it.
  *
  * Context: breakpoint exception, preemption disabled.
- * Return: false if a nested hit is already parked (nesting is one deep:
- * only an NMI can hit a probe while this CPU is inside one).
+ * Return: false if a nested step is already parked: a probe hit during
+ * the step of a nested hit, that has to be stepped too.
  */
-bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb)
+bool kprobe_enter_nested(struct kprobe_ctlblk *kcb)
 {
 	if (kcb->status == KPROBE_REENTER)
 		return false;
@@ -286,7 +296,6 @@ bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb)
 	kcb->status = KPROBE_REENTER;
 	kcb->point = NULL;
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	kprobe_point_missed(kpp);
 	return true;
 }
 
@@ -550,8 +559,9 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
 
 /*
- * Text that other subsystems patch, or that is a BUG()/WARN() site.  An
- * ftrace call site itself is not: a probe there is served by ftrace.
+ * Text that other subsystems patch.  An ftrace call site itself is not: a
+ * probe there is served by ftrace.  (A BUG()/WARN() site is a trapping
+ * instruction, which the arch refuses when it decodes it.)
  */
 static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 {
@@ -562,7 +572,6 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	jump_label_unlock();
 	return reserved || static_call_text_reserved(addr, addr) ||
 	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
-	       find_bug((unsigned long)addr) ||
 	       arch_kprobe_text_reserved(addr);
 }
 
@@ -604,6 +613,24 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 	return ret;
 }
 
+/**
+ * kprobes_synchronize() - wait until every hit in progress has ended
+ *
+ * An expedited RCU grace period: the same guarantee as synchronize_rcu()
+ * (every hit that began before it, a section with preemption disabled,
+ * has ended; and every CPU in a stepped copy, which runs with interrupts
+ * disabled, has left it), forced with an IPI to each CPU instead of
+ * waited for, a jiffy or more each time.  Unregistrations are rare, asked
+ * for by someone who waits for them, and cost the other CPUs a few
+ * microseconds each; with rcupdate.rcu_normal it is a normal one.
+ *
+ * Context: process context, may sleep.
+ */
+void kprobes_synchronize(void)
+{
+	synchronize_rcu_expedited();
+}
+
 /* ---------------------------------------------------------------------- */
 /* The table of points: see "Locking and ordering".                        */
 /* ---------------------------------------------------------------------- */
@@ -638,7 +665,7 @@ static void kprobe_hash_resize_locked(unsigned int bits)
 				   kprobe_bucket(new, kpp->addr));
 	rcu_assign_pointer(kprobe_hash, new);
 	/* Lookups on @old are done: its nodes may be relinked next time. */
-	synchronize_rcu();
+	kprobes_synchronize();
 	kvfree(old);
 }
 
@@ -822,7 +849,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		kprobes_commit_locked();
 		kprobe_retire_point_locked(kpp, &to_free);
 		/* A hit on the point may still see @p: the caller may free it. */
-		synchronize_rcu();
+		kprobes_synchronize();
 		kprobe_unregister_done(p);
 		kprobe_points_destroy(&to_free);
 	}
@@ -983,7 +1010,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	mutex_unlock(&kprobe_mutex);
 
 	/* Step 3: pairs with the RCU walks of the hit path. */
-	synchronize_rcu();
+	kprobes_synchronize();
 	for (i = 0; i < num; i++) {
 		if (kps[i])
 			kprobe_unregister_done(kps[i]);

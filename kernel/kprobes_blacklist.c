@@ -4,8 +4,9 @@
  *
  * Sources: every NOKPROBE_SYMBOL() of the kernel and of loaded modules,
  * the .kprobes.text and .noinstr.text sections (kernel and modules), what
- * the architecture adds (its entry code, for one), and the copies the
- * compiler made of all these.
+ * the architecture adds (its entry code, for one), the functions of other
+ * subsystems the breakpoint path calls (kprobe_blacklist_callees), and the
+ * copies the compiler made of all these.
  *
  * Compiler-made copies
  * --------------------
@@ -352,6 +353,36 @@ void kprobe_blacklist_remove_module(struct module *mod)
 		kfree(ent);
 }
 
+/*
+ * Functions of other subsystems that the way into kprobes' breakpoint
+ * handling calls before kprobes knows it is handling a hit: a probe there
+ * would recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
+ * RCU list walk, the arm64 break-hook walk among them.
+ */
+static const char * const kprobe_blacklist_callees[] = {
+#ifdef CONFIG_PROVE_RCU
+	"debug_lockdep_rcu_enabled",
+	"rcu_read_lock_held_common",
+	"rcu_read_lock_held",
+	"rcu_read_lock_any_held",
+	"rcu_read_lock_sched_held",
+	"rcu_read_lock_bh_held",
+	"rcu_lockdep_current_cpu_online",
+#endif
+};
+
+static void kprobe_blacklist_add_callees(void)
+{
+	unsigned long addr;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kprobe_blacklist_callees); i++) {
+		addr = kallsyms_lookup_name(kprobe_blacklist_callees[i]);
+		if (addr)
+			kprobe_blacklist_add_symbol(addr);
+	}
+}
+
 /**
  * kprobe_blacklist_init() - build the kernel's blacklist
  *
@@ -371,8 +402,10 @@ int kprobe_blacklist_init(void)
 						 (unsigned long)__noinstr_text_end);
 	if (!ret)
 		ret = arch_populate_kprobe_blacklist();
-	if (!ret)
+	if (!ret) {
+		kprobe_blacklist_add_callees();
 		kprobe_blacklist_add_copies(NULL);
+	}
 	return ret;
 }
 

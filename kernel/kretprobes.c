@@ -35,6 +35,13 @@
  * So a node taken by a thief cannot come back to the list before the take
  * ends.  No cache line is shared by all CPUs on a hit.
  *
+ * Growth: a take that empties this CPU's list asks for more instances
+ * (irq_work, then a work item: nothing is allocated on a hit).  The work
+ * item doubles the pool, up to its limit, and hands the new instances to
+ * the list of the CPU it runs on, with interrupts disabled, as a give-back
+ * would.  So a call only misses when calls come in faster than the pool
+ * grows, or when the limit is reached.
+ *
  * Lifetime: instances outlive unregister_kretprobe().  Unregistration
  * removes the entry probe, then detaches the pool from the kretprobe
  * (pool->rp = NULL) and waits for a grace period: from then on a returning
@@ -67,19 +74,34 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/llist.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "kprobes_internal.h"
 
+/**
+ * struct kretprobe_chunk - memory for instances
+ * @node: entry in the pool's chunks
+ * @mem: the instances
+ */
+struct kretprobe_chunk {
+	struct list_head node;
+	char mem[];
+};
+
 static void kretprobe_pool_free(struct kretprobe_pool *pool)
 {
+	struct kretprobe_chunk *chunk, *tmp;
+
+	list_for_each_entry_safe(chunk, tmp, &pool->chunks, node)
+		kvfree(chunk);
 	free_percpu(pool->free);
-	kvfree(pool->instances);
 	kfree(pool);
 }
 
@@ -100,39 +122,104 @@ static void kretprobe_pool_release_irq_work(struct irq_work *work)
 					    release_irq_work));
 }
 
-static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp,
-						    int nr, size_t data_size)
+/*
+ * Add @nr instances to @pool: to this CPU's list, or dealt out over the
+ * possible CPUs while nothing can take from them yet (@spread).
+ */
+static int kretprobe_pool_add(struct kretprobe_pool *pool, int nr, bool spread)
 {
-	size_t size = ALIGN(sizeof(struct kretprobe_instance) + data_size,
-			    sizeof(long));
+	struct kretprobe_chunk *chunk;
 	struct kretprobe_instance *ri;
-	struct kretprobe_pool *pool;
+	unsigned long flags;
 	int i, cpu;
 
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
-	if (!pool)
-		return NULL;
-	pool->free = alloc_percpu(struct llist_head);
+	lockdep_assert_held(&pool->grow_lock);
 	/* A huge maxactive is the caller's to ask for: fail it quietly. */
-	pool->instances = kvmalloc_array(nr, size, GFP_KERNEL | __GFP_ZERO |
-					 __GFP_NOWARN);
-	if (!pool->free || !pool->instances) {
-		kretprobe_pool_free(pool);
-		return NULL;
-	}
-	pool->rp = rp;
-	pool->nr_instances = nr;
-	init_irq_work(&pool->release_irq_work, kretprobe_pool_release_irq_work);
-
-	/* Deal the instances out over the possible CPUs. */
+	chunk = kvzalloc(struct_size(chunk, mem, (size_t)nr * pool->size),
+			 GFP_KERNEL | __GFP_NOWARN);
+	if (!chunk)
+		return -ENOMEM;
+	list_add(&chunk->node, &pool->chunks);
 	cpu = cpumask_first(cpu_possible_mask);
+	local_irq_save(flags);
 	for (i = 0; i < nr; i++) {
-		ri = pool->instances + i * size;
+		ri = (struct kretprobe_instance *)(chunk->mem + i * pool->size);
 		ri->pool = pool;
+		if (!spread) {
+			llist_add(&ri->llist, this_cpu_ptr(pool->free));
+			continue;
+		}
 		llist_add(&ri->llist, per_cpu_ptr(pool->free, cpu));
 		cpu = cpumask_next(cpu, cpu_possible_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_possible_mask);
+	}
+	local_irq_restore(flags);
+	pool->nr_instances += nr;
+	return 0;
+}
+
+static void kretprobe_pool_grow_work(struct work_struct *work)
+{
+	struct kretprobe_pool *pool = container_of(work, struct kretprobe_pool,
+						   grow_work);
+
+	mutex_lock(&pool->grow_lock);
+	if (!pool->detached && pool->nr_instances < pool->limit)
+		kretprobe_pool_add(pool, min(pool->nr_instances,
+					     pool->limit - pool->nr_instances),
+				   false);
+	mutex_unlock(&pool->grow_lock);
+}
+
+static void kretprobe_pool_grow_irq_work(struct irq_work *work)
+{
+	schedule_work(&container_of(work, struct kretprobe_pool,
+				    grow_irq_work)->grow_work);
+}
+
+/* Ask for more instances, from the hit path */
+static void kretprobe_pool_want_more(struct kretprobe_pool *pool)
+{
+	if (READ_ONCE(pool->nr_instances) < pool->limit)
+		irq_work_queue(&pool->grow_irq_work);
+}
+
+NOKPROBE_SYMBOL(kretprobe_pool_want_more);
+
+static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp)
+{
+	struct kretprobe_pool *pool;
+	int ret;
+
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return NULL;
+	INIT_LIST_HEAD(&pool->chunks);
+	mutex_init(&pool->grow_lock);
+	init_irq_work(&pool->grow_irq_work, kretprobe_pool_grow_irq_work);
+	INIT_WORK(&pool->grow_work, kretprobe_pool_grow_work);
+	init_irq_work(&pool->release_irq_work, kretprobe_pool_release_irq_work);
+	pool->rp = rp;
+	pool->size = ALIGN(sizeof(struct kretprobe_instance) + rp->data_size,
+			   sizeof(long));
+	if (rp->maxactive_limit < 0)
+		pool->limit = rp->maxactive;
+	else if (rp->maxactive_limit)
+		pool->limit = max(rp->maxactive, rp->maxactive_limit);
+	else
+		pool->limit = max(rp->maxactive, KRETPROBE_DEFAULT_LIMIT);
+	pool->free = alloc_percpu(struct llist_head);
+	if (!pool->free) {
+		kfree(pool);
+		return NULL;
+	}
+	mutex_lock(&pool->grow_lock);
+	ret = kretprobe_pool_add(pool, rp->maxactive, true);
+	mutex_unlock(&pool->grow_lock);
+	if (ret) {
+		kretprobe_pool_free(pool);
+		return NULL;
 	}
 	return pool;
 }
@@ -145,8 +232,13 @@ static struct kretprobe_instance *kretprobe_pool_get(struct kretprobe_pool *pool
 	int cpu;
 
 	node = llist_del_first(mine);
-	if (likely(node))
+	if (likely(node)) {
+		/* The last one here: more, before this CPU has to steal */
+		if (unlikely(!READ_ONCE(mine->first)))
+			kretprobe_pool_want_more(pool);
 		goto found;
+	}
+	kretprobe_pool_want_more(pool);
 	for_each_possible_cpu(cpu) {
 		if (cpu == smp_processor_id())
 			continue;
@@ -193,10 +285,13 @@ NOKPROBE_SYMBOL(kretprobe_pool_put);
  */
 static void kretprobe_pool_detach(struct kretprobe_pool *pool)
 {
+	mutex_lock(&pool->grow_lock);
+	pool->detached = true;
 	/* Step 1: every instance counted once, plus the collector's own. */
 	atomic_set(&pool->refs, pool->nr_instances + 1);
 	/* Pairs with the acquire in kretprobe_pool_put(). */
 	smp_store_release(&pool->rp, NULL);
+	mutex_unlock(&pool->grow_lock);
 }
 
 static void kretprobe_pool_collect(struct kretprobe_pool *pool)
@@ -204,6 +299,9 @@ static void kretprobe_pool_collect(struct kretprobe_pool *pool)
 	struct llist_node *node;
 	int cpu, n = 0;
 
+	/* No entry hit is left to ask for more: nothing grows any more. */
+	irq_work_sync(&pool->grow_irq_work);
+	cancel_work_sync(&pool->grow_work);
 	/* Step 2: the free instances, and the collector's reference. */
 	for_each_possible_cpu(cpu) {
 		node = llist_del_all(per_cpu_ptr(pool->free, cpu));
@@ -455,7 +553,7 @@ int register_kretprobe(struct kretprobe *rp)
 
 	if (rp->maxactive <= 0)
 		rp->maxactive = max_t(int, 10, 2 * num_possible_cpus());
-	pool = kretprobe_pool_create(rp, rp->maxactive, rp->data_size);
+	pool = kretprobe_pool_create(rp);
 	if (!pool)
 		return -ENOMEM;
 
@@ -550,7 +648,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	 * No entry hit is in flight any more, and every give-back that saw
 	 * a kretprobe has listed its instance (step 2 of "Lifetime").
 	 */
-	synchronize_rcu();
+	kprobes_synchronize();
 	for (i = 0; i < num; i++) {
 		rp = rps[i];
 		if (!rp || !rp->kp.point)

@@ -1945,6 +1945,7 @@ static void kpt_kretprobe_recursion_exhausts(struct kunit *test)
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_recursive, kpt_rp_return);
 
 	rp.maxactive = 3;
+	rp.maxactive_limit = -1;	/* never grows */
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_EXPECT_EQ(test, kpt_rp_recursive(9), 18);
 	unregister_kretprobe(&rp);
@@ -2192,6 +2193,7 @@ static void kpt_kretprobe_maxactive_exhausted(struct kunit *test)
 	bool started;
 
 	rp.maxactive = 2;
+	rp.maxactive_limit = -1;	/* never grows */
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	started = kpt_rp_start_sleepers(tasks, ARRAY_SIZE(tasks));
 	/* Two calls hold the two instances; three more find none. */
@@ -2206,6 +2208,32 @@ static void kpt_kretprobe_maxactive_exhausted(struct kunit *test)
 	unregister_kretprobe(&rp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 4);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+}
+
+/*
+ * Many more tasks inside the function than the default maxactive: the
+ * pool grows as they come in, and every call is tracked.
+ */
+#define KPT_RP_MANY	500
+
+static void kpt_kretprobe_pool_grows(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
+	struct task_struct **tasks;
+	bool started;
+
+	tasks = kunit_kcalloc(test, KPT_RP_MANY, sizeof(*tasks), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tasks);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	started = kpt_rp_start_sleepers(tasks, KPT_RP_MANY);
+	kpt_rp_stop_sleepers(tasks, KPT_RP_MANY);
+	KUNIT_ASSERT_TRUE(test, started);
+	unregister_kretprobe(&rp);
+	kunit_info(test, "%d calls from %d tasks, pool of %d at first\n",
+		   atomic_read(&kpt_rp.returns), KPT_RP_MANY, rp.maxactive);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), KPT_RP_MANY);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
 }
 
@@ -2248,6 +2276,7 @@ static void kpt_kretprobe_task_exits_inside(struct kunit *test)
 	int missed;
 
 	rp.maxactive = 1;
+	rp.maxactive_limit = -1;	/* never grows */
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	reinit_completion(&kpt_rp_exiting);
 	task = kthread_run(kpt_rp_exit_thread, NULL, "kpt_rp_exit");
@@ -2379,6 +2408,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_kretprobe_stack_trace, kpt_trace_gen_params),
 	KUNIT_CASE_PARAM(kpt_kretprobe_nested_stack_trace, kpt_trace_gen_params),
 	KUNIT_CASE(kpt_kretprobe_maxactive_exhausted),
+	KUNIT_CASE(kpt_kretprobe_pool_grows),
 	KUNIT_CASE(kpt_kretprobe_unregister_while_active),
 	KUNIT_CASE(kpt_kretprobe_task_exits_inside),
 	KUNIT_CASE(kpt_kretprobe_all_cpus),

@@ -334,7 +334,7 @@ extern struct kprobe kprobe_busy;
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
 			     bool *need_post);
-bool kprobe_enter_nested(struct kprobe_point *kpp, struct kprobe_ctlblk *kcb);
+bool kprobe_enter_nested(struct kprobe_ctlblk *kcb);
 void kprobe_point_missed(struct kprobe_point *kpp);
 void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb);
@@ -491,10 +491,18 @@ struct kretprobe;
  * @rp: the kretprobe; NULL once it is unregistered (see "Instance pool"
  *	in kernel/kretprobes.c for the ordering of this store)
  * @free: per-CPU lists of free instances
- * @instances: the memory of all instances (immutable)
- * @nr_instances: how many (immutable)
+ * @chunks: the memory of all instances, one chunk per allocation
+ *	(@grow_lock)
+ * @size: bytes per instance (immutable)
+ * @nr_instances: how many there are (@grow_lock)
+ * @limit: how many there may be (immutable)
+ * @detached: the kretprobe is unregistered: the pool does not grow
+ *	(@grow_lock)
  * @refs: after unregistration, the instances not yet given back, plus one
  *	held by the unregistration until it has collected the free ones
+ * @grow_lock: serializes growing with itself and with unregistration
+ * @grow_irq_work: asks for more instances from the hit path (maybe NMI)
+ * @grow_work: allocates them, in process context
  * @release_irq_work: leaves the context of the last give-back (maybe NMI)
  * @rcu: frees the pool after a grace period: unwinders walk instances
  *	under RCU (kretprobe_find_ret_addr())
@@ -504,12 +512,22 @@ struct kretprobe;
 struct kretprobe_pool {
 	struct kretprobe *rp;
 	struct llist_head __percpu *free;
-	void *instances;
+	struct list_head chunks;
+	size_t size;
 	int nr_instances;
+	int limit;
+	bool detached;
 	atomic_t refs;
+	/* Growth against itself and unregistration */
+	struct mutex grow_lock;
+	struct irq_work grow_irq_work;
+	struct work_struct grow_work;
 	struct irq_work release_irq_work;
 	struct rcu_head rcu;
 };
+
+/* How far a pool may grow when the kretprobe does not say */
+#define KRETPROBE_DEFAULT_LIMIT	4096
 
 /**
  * struct kretprobe - a probe on the return of a function
@@ -517,8 +535,12 @@ struct kretprobe_pool {
  * @handler: runs when the function returns
  * @entry_handler: runs on entry; a non-zero return skips @handler for
  *	this call
- * @maxactive: how many calls can be tracked at once; <= 0 asks for the
- *	default, max(10, 2 * possible CPUs), which registration writes back
+ * @maxactive: how many calls can be tracked at once, to begin with; <= 0
+ *	asks for the default, max(10, 2 * possible CPUs), which registration
+ *	writes back
+ * @maxactive_limit: how many calls the pool may grow to track when they
+ *	outnumber @maxactive: 0 for KRETPROBE_DEFAULT_LIMIT (or @maxactive
+ *	if larger), a negative value to never grow
  * @nmissed: calls that found no free instance
  * @data_size: bytes of private data in each instance
  * @pool: the instances (private; set while registered)
@@ -528,6 +550,7 @@ struct kretprobe {
 	kretprobe_handler_t handler;
 	kretprobe_handler_t entry_handler;
 	int maxactive;
+	int maxactive_limit;
 	int nmissed;
 	size_t data_size;
 	struct kretprobe_pool *pool;

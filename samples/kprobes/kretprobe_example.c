@@ -7,7 +7,9 @@
  *
  * The entry handler stores the time of the call in the instance's private
  * data; the return handler prints the return value and the time spent.
- * Calls beyond the instances available (maxactive) are counted as missed.
+ * The kretprobe starts with maxactive instances and grows when more calls
+ * are in progress at once; calls that still find none are counted as
+ * missed.
  */
 
 #define pr_fmt(fmt) "%s: " fmt, __func__

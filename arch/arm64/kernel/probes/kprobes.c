@@ -22,6 +22,9 @@
  *      the instruction after the original, unmasks interrupts as they
  *      were, and runs the post_handlers.
  *
+ * A fault in the stepped copy ends the hit instead (kprobe_fault_handler()):
+ * it is handled as a fault of the original instruction.
+ *
  * The text is changed with aarch64_insn_patch_text(), which writes under
  * stop_machine() and cleans the caches to the point of unification, for a
  * whole batch of changes at once; the slots with
@@ -215,7 +218,8 @@ bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
 /**
  * arch_populate_kprobe_blacklist() - the arm64 code that must not be probed
  *
- * Exception entry, the identity-mapped text and the hypervisor text.
+ * Exception entry, the identity-mapped text, the hypervisor text, and the
+ * way to an oops.
  *
  * Context: boot.
  * Return: 0 or -ENOMEM.
@@ -231,11 +235,25 @@ int arch_populate_kprobe_blacklist(void)
 		{ __hyp_text_start, __hyp_text_end },
 		{ __hyp_idmap_text_start, __hyp_idmap_text_end },
 	};
+	/*
+	 * The way to an oops: a probe there would make a fault or an
+	 * unrecoverable BRK inside kprobes trap again instead of dying.
+	 */
+	static const char * const functions[] = {
+		"die", "arm64_notify_die", "__do_kernel_fault",
+		"die_kernel_fault",
+	};
+	unsigned long addr, size, offset;
 	int i, ret = 0;
 
 	for (i = 0; i < ARRAY_SIZE(areas) && !ret; i++)
 		ret = kprobe_add_area_blacklist((unsigned long)areas[i].start,
 						(unsigned long)areas[i].end);
+	for (i = 0; i < ARRAY_SIZE(functions) && !ret; i++) {
+		addr = kallsyms_lookup_name(functions[i]);
+		if (addr && kallsyms_lookup_size_offset(addr, &size, &offset))
+			ret = kprobe_add_area_blacklist(addr, addr + size);
+	}
 	return ret;
 }
 
@@ -243,49 +261,73 @@ int arch_populate_kprobe_blacklist(void)
 /* The hit path                                                            */
 /* ---------------------------------------------------------------------- */
 
+/* Step 3c: send the CPU into the stepped copy, interrupts masked */
+static void arm64_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
+			     struct kprobe_ctlblk *kcb)
+{
+	kcb->point = kpp;
+	kcb->step.saved_irqflag = regs->pstate & DAIF_MASK;
+	/* Nothing but an NMI may run on this CPU until the step ends. */
+	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
+	instruction_pointer_set(regs, (unsigned long)kpp->ainsn.insn);
+}
+
+NOKPROBE_SYMBOL(arm64_start_step);
+
 /*
  * Step 3: simulate, boost or step; @need_post says whether post_handlers
- * must run after the instruction (never for a nested hit).
+ * must run after the instruction.
  */
 static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 			 struct kprobe_ctlblk *kcb, bool need_post)
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
 
-	enum kprobe_hit_kind kind;
+	kcb->status = KPROBE_HIT_SS;
 
-	if (kpp->ainsn.api.handler)
-		kind = KPROBE_HIT_EMULATED;
-	else if (kpp->ainsn.boostable && !need_post)
-		kind = KPROBE_HIT_BOOSTED;
-	else
-		kind = KPROBE_HIT_STEPPED;
-	/* A nested hit is counted as missed. */
-	if (kcb->status != KPROBE_REENTER) {
-		kcb->status = KPROBE_HIT_SS;
-		kprobe_count_hit(kpp, kind);
-	}
-
-	if (kind == KPROBE_HIT_EMULATED) {
+	if (kpp->ainsn.api.handler) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
 		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 
-	if (kind == KPROBE_HIT_BOOSTED) {
+	if (kpp->ainsn.boostable && !need_post) {
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
 		kprobe_hit_end(kcb);
 		return;
 	}
 
-	kcb->point = kpp;
-	kcb->step.saved_irqflag = regs->pstate & DAIF_MASK;
-	/* Nothing but an NMI may run on this CPU until the step ends. */
-	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
-	instruction_pointer_set(regs, slot);
+	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
+	arm64_start_step(kpp, regs, kcb);
 }
 
 NOKPROBE_SYMBOL(arm64_replay);
+
+/*
+ * A hit while this CPU is inside a probe: no handler runs, and the outer
+ * hit's state is left alone unless the instruction has to be stepped.
+ * Return: false if it cannot be replayed.
+ */
+static bool arm64_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
+				struct kprobe_ctlblk *kcb)
+{
+	kprobe_point_missed(kpp);
+	if (kpp->ainsn.api.handler) {
+		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
+	} else if (kpp->ainsn.boostable) {
+		instruction_pointer_set(regs, (unsigned long)kpp->ainsn.insn +
+				       KPROBE_BOOST_OFFSET);
+	} else {
+		if (!kprobe_enter_nested(kcb))
+			return false;
+		arm64_start_step(kpp, regs, kcb);
+	}
+	return true;
+}
+
+NOKPROBE_SYMBOL(arm64_replay_nested);
 
 /* Give the probed context its interrupt mask back. */
 static void arm64_end_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
@@ -312,13 +354,10 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	if (kprobe_running()) {
-		if (!kprobe_enter_nested(kpp, kcb)) {
-			/* Cannot happen: only an NMI nests, and NMIs do not nest. */
-			pr_err("unrecoverable nested hit at %pS\n", addr);
-			return DBG_HOOK_ERROR;
-		}
-		arm64_replay(kpp, regs, kcb, false);
-		return DBG_HOOK_HANDLED;
+		if (arm64_replay_nested(kpp, regs, kcb))
+			return DBG_HOOK_HANDLED;
+		pr_err("unrecoverable nested hit at %pS\n", addr);
+		return DBG_HOOK_ERROR;
 	}
 
 	kcb->status = KPROBE_HIT_ACTIVE;
@@ -367,11 +406,17 @@ static struct break_hook kprobes_ss_break_hook = {
  * @regs: the faulting context
  * @trapnr: the ESR of the fault
  *
- * A fault in the stepped copy is moved back to the original instruction,
- * so that exception-table fixups are found.  Faults in handlers are left
- * to the normal fixups.
+ * A fault in the stepped copy becomes a fault of the original instruction:
+ * the PC goes back to it, so that its exception-table fixup is found, and
+ * the interrupt mask of the probed context comes back, in @regs and on
+ * this CPU.  The abort entry unmasked interrupts as @regs had them during
+ * the step, that is not at all; a page fault handled so could not sleep.
+ * After the hit has ended, this CPU takes interrupts as the probed context
+ * did, just as if the original instruction had faulted.  Faults in
+ * handlers are left to the normal fixups.
  *
- * Context: exception, preemption disabled.
+ * Context: data or instruction abort from EL1 (do_mem_abort()), the
+ * interrupt mask inherited from @regs; preemption disabled.
  * Return: 0: the caller goes on handling the fault.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
@@ -386,6 +431,8 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	instruction_pointer_set(regs, (unsigned long)kpp->addr);
 	arm64_end_step(regs, kcb);
 	kprobe_hit_end(kcb);
+	/* What the abort entry does with the mask of the original instruction */
+	local_daif_inherit(regs);
 	return 0;
 }
 

@@ -53,6 +53,7 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/moduleloader.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <asm/alternative.h>
 #include <asm/extable.h>
@@ -492,15 +493,73 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 	kpp->ainsn.insn = NULL;
 }
 
-static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
+/*
+ * int3s written and lifted since the last commit.  They are applied by
+ * arch_kprobes_commit(), those that share a page of text with one
+ * text_poke() (the bytes between them written back as they are), and made
+ * visible to every CPU with one text_poke_sync().  (kprobe_mutex)
+ */
+#define X86_POKE_BATCH	512
+
+static struct x86_poke {
+	unsigned long addr;
+	unsigned int seq;
+	u8 byte;
+} x86_pokes[X86_POKE_BATCH];
+static unsigned int x86_nr_pokes;
+static u8 x86_poke_buf[PAGE_SIZE];
+
+/* By address; for the same address, the later change last. */
+static int x86_poke_cmp(const void *a, const void *b)
 {
+	const struct x86_poke *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : 1;
+}
+
+/* Write what is queued; no CPU is certain to see it before a sync. */
+static void x86_write_pokes(void)
+{
+	unsigned int i, j, k;
+	unsigned long lo, len;
+
+	lockdep_assert_held(&kprobe_mutex);
+	sort(x86_pokes, x86_nr_pokes, sizeof(*x86_pokes), x86_poke_cmp, NULL);
 	mutex_lock(&text_mutex);
-	text_poke(addr, &byte, 1);
+	for (i = 0; i < x86_nr_pokes; i = j) {
+		lo = x86_pokes[i].addr;
+		for (j = i + 1; j < x86_nr_pokes; j++) {
+			if ((x86_pokes[j].addr ^ lo) & PAGE_MASK)
+				break;
+		}
+		len = x86_pokes[j - 1].addr - lo + 1;
+		/* Under text_mutex, nobody else changes these bytes. */
+		if (copy_from_kernel_nofault(x86_poke_buf, (void *)lo, len)) {
+			WARN_ONCE(1, "kprobes: cannot read the text at %pS\n",
+				  (void *)lo);
+			continue;
+		}
+		for (k = i; k < j; k++)
+			x86_poke_buf[x86_pokes[k].addr - lo] = x86_pokes[k].byte;
+		text_poke((void *)lo, x86_poke_buf, len);
+	}
 	mutex_unlock(&text_mutex);
+	x86_nr_pokes = 0;
+}
+
+static void x86_queue_poke(kprobe_opcode_t *addr, u8 byte)
+{
+	if (x86_nr_pokes == X86_POKE_BATCH)
+		x86_write_pokes();
+	x86_pokes[x86_nr_pokes].addr = (unsigned long)addr;
+	x86_pokes[x86_nr_pokes].seq = x86_nr_pokes;
+	x86_pokes[x86_nr_pokes++].byte = byte;
 }
 
 /**
- * arch_arm_kprobe_point() - write the int3
+ * arch_arm_kprobe_point() - queue the int3
  * @kpp: the point
  *
  * Writing one int3 over an instruction is the first step of the
@@ -511,27 +570,28 @@ static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
  */
 void arch_arm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_poke_first_byte(kpp->addr, INT3_INSN_OPCODE);
+	x86_queue_poke(kpp->addr, INT3_INSN_OPCODE);
 }
 
 /**
- * arch_disarm_kprobe_point() - put the original byte back
+ * arch_disarm_kprobe_point() - queue the original byte
  * @kpp: the point
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_poke_first_byte(kpp->addr, kpp->opcode);
+	x86_queue_poke(kpp->addr, kpp->opcode);
 }
 
 /**
- * arch_kprobes_commit() - serialize every CPU after int3 changes
+ * arch_kprobes_commit() - write the queued int3 changes, serialize every CPU
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_kprobes_commit(void)
 {
+	x86_write_pokes();
 	/* No CPU may keep executing the old bytes once we return. */
 	text_poke_sync();
 }
@@ -668,51 +728,10 @@ NOKPROBE_SYMBOL(x86_emulate_insn);
  * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
  * says whether post_handlers must run after it (never for a nested hit).
  */
-/* Count a replay, unless it is one of a nested hit (counted as missed) */
-static void x86_count_replay(struct kprobe_point *kpp,
-			     struct kprobe_ctlblk *kcb,
-			     enum kprobe_hit_kind kind)
+/* Step 3c: send the CPU into the stepped copy, interrupts off */
+static void x86_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
+			   struct kprobe_ctlblk *kcb)
 {
-	if (kcb->status != KPROBE_REENTER)
-		kprobe_count_hit(kpp, kind);
-}
-
-NOKPROBE_SYMBOL(x86_count_replay);
-
-static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb, bool need_post)
-{
-	if (kcb->status != KPROBE_REENTER)
-		kcb->status = KPROBE_HIT_SS;
-
-	/*
-	 * Being optimized, or unoptimized: the detour runs the whole region
-	 * and jumps back behind it, so that no CPU enters the region behind
-	 * the int3.  (A post_handler just added misses this hit.)
-	 */
-	if (kprobe_opt_diverts(kpp)) {
-		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
-		regs->ip = x86_opt_resume_addr(kpp);
-		kprobe_hit_end(kcb);
-		return;
-	}
-
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
-		x86_count_replay(kpp, kcb, KPROBE_HIT_EMULATED);
-		x86_emulate_insn(kpp, regs);
-		kprobe_replay_done(kpp, regs, kcb);
-		return;
-	}
-
-	if (kpp->ainsn.boostable && !need_post) {
-		/* Step 3b: no second trap; the hit ends here. */
-		x86_count_replay(kpp, kcb, KPROBE_HIT_BOOSTED);
-		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
-		kprobe_hit_end(kcb);
-		return;
-	}
-
-	x86_count_replay(kpp, kcb, KPROBE_HIT_STEPPED);
 	kcb->point = kpp;
 	kcb->step.saved_if = regs->flags & X86_EFLAGS_IF;
 	/* Nothing but an NMI may run on this CPU until the step ends. */
@@ -720,7 +739,71 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	regs->ip = (unsigned long)kpp->ainsn.insn;
 }
 
+NOKPROBE_SYMBOL(x86_start_step);
+
+/* Step 3: emulate the instruction, or send the CPU to a copy of it. */
+static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
+		       struct kprobe_ctlblk *kcb, bool need_post)
+{
+	kcb->status = KPROBE_HIT_SS;
+
+	/*
+	 * Being optimized, or unoptimized: the detour runs the whole region
+	 * and jumps back behind it, so that no CPU enters the region behind
+	 * the int3.  (A post_handler just added misses this hit.)
+	 */
+	if (kprobe_opt_diverts(kpp)) {
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
+		regs->ip = x86_opt_resume_addr(kpp);
+		kprobe_hit_end(kcb);
+		return;
+	}
+
+	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
+		x86_emulate_insn(kpp, regs);
+		kprobe_replay_done(kpp, regs, kcb);
+		return;
+	}
+
+	if (kpp->ainsn.boostable && !need_post) {
+		/* Step 3b: no second trap; the hit ends here. */
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+		kprobe_hit_end(kcb);
+		return;
+	}
+
+	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
+	x86_start_step(kpp, regs, kcb);
+}
+
 NOKPROBE_SYMBOL(x86_replay);
+
+/*
+ * A hit while this CPU is inside a probe: no handler runs, and the outer
+ * hit's state is left alone unless the instruction has to be stepped.
+ * Return: false if it cannot be replayed.
+ */
+static bool x86_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
+			      struct kprobe_ctlblk *kcb)
+{
+	kprobe_point_missed(kpp);
+	if (kprobe_opt_diverts(kpp)) {
+		regs->ip = x86_opt_resume_addr(kpp);
+	} else if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+		x86_emulate_insn(kpp, regs);
+	} else if (kpp->ainsn.boostable) {
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+	} else {
+		if (!kprobe_enter_nested(kcb))
+			return false;
+		x86_start_step(kpp, regs, kcb);
+	}
+	return true;
+}
+
+NOKPROBE_SYMBOL(x86_replay_nested);
 
 /* Step 4: the int3 behind the copy in the slot has trapped. */
 static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
@@ -778,13 +861,10 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	}
 
 	if (kprobe_running()) {
-		if (!kprobe_enter_nested(kpp, kcb)) {
-			/* Cannot happen: only an NMI nests, and NMIs do not nest. */
-			pr_err("unrecoverable nested hit at %pS\n", addr);
-			return 0;
-		}
-		x86_replay(kpp, regs, kcb, false);
-		return 1;
+		if (x86_replay_nested(kpp, regs, kcb))
+			return 1;
+		pr_err("unrecoverable nested hit at %pS\n", addr);
+		return 0;
 	}
 
 	kcb->status = KPROBE_HIT_ACTIVE;

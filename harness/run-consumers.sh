@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build a distribution-like kernel (VARIANT=ftrace unless VARIANT= says
+# otherwise), boot it, run the in-tree kprobes consumers from userspace and
+# the kernel's own ftracetest (harness/guest/consumers-run.sh), and judge:
+#
+#   harness/run-consumers.sh                    # our x86_64 kernel
+#   ARCH=arm64 harness/run-consumers.sh
+#   STOCK=1 ARCH=arm64 harness/run-consumers.sh # the stock kernel
+#
+# The per-case ftracetest results go to $CACHE/results/NAME-ftracetest.txt;
+# on our kernel every case that passes on stock
+# (harness/ftracetest-stock-ARCH.txt) must pass too.  Ends with
+# "N passed, N failed".
+export VARIANT=${VARIANT-ftrace}
+. "$(dirname "$0")/lib.sh"
+
+name=$ARCH${VARIANT:+-$VARIANT}
+[ "$STOCK" = 1 ] && name=stock-$name
+results=$CACHE/results
+log=$results/$name-consumers.log
+table=$results/$name-ftracetest.txt
+mkdir -p "$results"
+rm -f "$log"
+
+t0=$(date +%s)
+image=$("$REPO/harness/build.sh" | tail -n 1)
+t1=$(date +%s)
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800} "$REPO/harness/run-qemu.sh" "$image" \
+	"$REPO/harness/guest/consumers-run.sh" "$log" || echo "the QEMU run failed"
+t2=$(date +%s)
+touch "$log"	# judged even when QEMU did not run: then nothing passed
+
+out=$("$REPO/harness/check-log.sh" "$log") || true
+echo "$out" | head -n -1
+line=$(echo "$out" | tail -n 1)
+passed=$(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
+failed=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')
+
+tr -d '\r' < "$log" | sed -n 's/^guest-ftracetest: //p' | grep -v '^summary' > "$table" || true
+echo "ftracetest ($name):"
+sed 's/^/  /' "$table"
+tr -d '\r' < "$log" | sed -n 's/^guest-ftracetest: summary /  /p'
+
+stock=$REPO/harness/ftracetest-stock-$ARCH.txt
+if [ "$STOCK" != 1 ] && [ -f "$stock" ]; then
+	want=0 have=0
+	while read -r res tc; do
+		[ "$res" = PASS ] || continue
+		want=$((want + 1))
+		if grep -qx "PASS $tc" "$table"; then
+			have=$((have + 1))
+		else
+			echo "  passes on stock, not here: $tc ($(grep " $tc\$" "$table" | cut -d' ' -f1))"
+		fi
+	done < "$stock"
+	echo "ftracetest: $have of the $want cases that pass on stock $ARCH pass here"
+	if [ "$have" = "$want" ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "times: build $((t1 - t0)) s, guest run $((t2 - t1)) s; console log: $log"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

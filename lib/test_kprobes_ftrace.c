@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for kprobes on kernels with the function tracer.
+ *
+ * x86 (CONFIG_KPROBES_ON_FTRACE): a function's entry is an ftrace call
+ * site, and a probe there is served by ftrace.  arm64: the entry is two
+ * patchable instructions, the second of which ftrace turns into a call;
+ * a probe on the entry takes the first (a BRK there), and the call site
+ * itself is refused.  Either way a probe on a function entry works,
+ * together with the function tracer on the same function.
+ */
+
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/ftrace.h>
+#include <linux/kprobes.h>
+#include <linux/linkage.h>
+#include <linux/module.h>
+#include <linux/objtool.h>
+#include <linux/preempt.h>
+
+static struct {
+	atomic_t pre_hits;
+	atomic_t post_hits;
+	atomic_t ops_hits;
+	unsigned long pre_ip;
+	unsigned long post_ip;
+	bool preemptible;
+} kpf;
+
+static int kpf_init(struct kunit *test)
+{
+	memset(&kpf, 0, sizeof(kpf));
+	return 0;
+}
+
+static noinline __noipa int kpf_target(int a)
+{
+	return a * 5;
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+static noinline __noipa int kpf_target_ipmodify(int a)
+{
+	return a * 7;
+}
+#endif
+
+static int kpf_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpf.pre_hits);
+	kpf.pre_ip = instruction_pointer(regs);
+	kpf.preemptible = preemptible();
+	return 0;
+}
+
+static void kpf_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	atomic_inc(&kpf.post_hits);
+	kpf.post_ip = instruction_pointer(regs);
+}
+
+/* The address of the ftrace call site of @fn, 0 if it has none */
+static unsigned long kpf_ftrace_site(void *fn)
+{
+	return ftrace_location((unsigned long)fn);
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+static unsigned long kpf_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(kp->point->counts, cpu)->n[kind];
+	return sum;
+}
+#endif
+
+/* A probe on a function entry fires, with the function tracer built in. */
+static void kpf_entry_probe_fires(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpf_target",
+		.pre_handler = kpf_pre,
+		.post_handler = kpf_post,
+	};
+
+	KUNIT_ASSERT_NE(test, kpf_ftrace_site(kpf_target), 0UL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	KUNIT_EXPECT_EQ(test, kpf_target(3), 15);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 1);
+	KUNIT_EXPECT_FALSE(test, kpf.preemptible);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	/* Served by ftrace, with the registers a breakpoint would give */
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, kpf_ftrace_site(kpf_target));
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kp));
+	KUNIT_EXPECT_EQ(test, kpf.pre_ip, (unsigned long)kp.addr + 1);
+	KUNIT_EXPECT_EQ(test, kpf.post_ip,
+			(unsigned long)kp.addr + MCOUNT_INSN_SIZE);
+	KUNIT_EXPECT_EQ(test, kpf_hits(&kp, KPROBE_HIT_FTRACE), 1UL);
+#else
+	/* Next to the call site, on the instruction before it */
+	KUNIT_EXPECT_LT(test, (unsigned long)kp.addr, kpf_ftrace_site(kpf_target));
+	KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&kp));
+#endif
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpf_target(3), 15);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
+}
+
+/* The call site itself, or a byte inside it, is not a place for a probe. */
+static void kpf_inside_call_site_refused(struct kunit *test)
+{
+	unsigned long site = kpf_ftrace_site(kpf_target);
+	struct kprobe kp = { .pre_handler = kpf_pre };
+
+	KUNIT_ASSERT_NE(test, site, 0UL);
+	kp.addr = (kprobe_opcode_t *)(site + 1);
+	KUNIT_EXPECT_LT(test, register_kprobe(&kp), 0);
+#ifndef CONFIG_KPROBES_ON_FTRACE
+	kp.addr = (kprobe_opcode_t *)site;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EBUSY);
+#endif
+	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 0);
+}
+
+/* Another user of the function tracer on the same function: both run. */
+static void kpf_ops_func(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	atomic_inc(&kpf.ops_hits);
+}
+
+static struct ftrace_ops kpf_ops = {
+	.func = kpf_ops_func,
+};
+
+static void kpf_with_function_tracer(struct kunit *test)
+{
+	unsigned long site = kpf_ftrace_site(kpf_target);
+	struct kprobe kp = {
+		.symbol_name = "kpf_target",
+		.pre_handler = kpf_pre,
+	};
+
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_ops, site, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpf_ops), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(2), 10);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpf_target(2), 10);
+	unregister_ftrace_function(&kpf_ops);
+	ftrace_set_filter_ip(&kpf_ops, site, 1, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.ops_hits), 2);
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * Where a pre_handler sends the function to return at once.  A handler
+ * served by ftrace may change regs->ip but not regs->sp (ftrace restores
+ * the stack pointer itself), so it cannot pop the return address; this
+ * does, as fail_function's just_return_func does.
+ */
+asmlinkage void kpf_just_return(void);
+asm(".pushsection .text, \"ax\"\n"
+	".type kpf_just_return, @function\n"
+	"kpf_just_return:\n"
+	ANNOTATE_NOENDBR
+	ASM_RET
+	".size kpf_just_return, . - kpf_just_return\n"
+	".popsection\n");
+
+/* A pre_handler that returns from the function, as fail_function does */
+static int kpf_pre_return(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpf.pre_hits);
+	regs_set_return_value(regs, -42);
+	regs->ip = (unsigned long)kpf_just_return;
+	return 1;
+}
+
+static void kpf_pre_handler_redirects(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpf_target",
+		.pre_handler = kpf_pre_return,
+		.post_handler = kpf_post,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(3), -42);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpf_target(3), 15);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 0);
+}
+
+/*
+ * Only one user may claim a function's instruction pointer: a probe with
+ * a post_handler (how fail_function asks for it) conflicts with another
+ * such user; a probe without one does not.
+ */
+static struct ftrace_ops kpf_ipmodify_ops = {
+	.func = kpf_ops_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static void kpf_ipmodify_conflict(struct kunit *test)
+{
+	unsigned long site = kpf_ftrace_site(kpf_target_ipmodify);
+	struct kprobe tracer = {
+		.symbol_name = "kpf_target_ipmodify",
+		.pre_handler = kpf_pre,
+	};
+	struct kprobe modifier = {
+		.symbol_name = "kpf_target_ipmodify",
+		.pre_handler = kpf_pre,
+		.post_handler = kpf_post,
+	};
+
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 0, 0), 0);
+	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpf_ipmodify_ops), 0);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&modifier), -EBUSY);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&tracer), 0);
+	/* Joining it would need the claim too. */
+	modifier.addr = NULL;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&modifier), -EBUSY);
+	KUNIT_EXPECT_EQ(test, kpf_target_ipmodify(1), 7);
+	unregister_kprobe(&tracer);
+	unregister_ftrace_function(&kpf_ipmodify_ops);
+	ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.ops_hits), 1);
+	/* Free again: the claim can be had. */
+	modifier.addr = NULL;
+	KUNIT_EXPECT_EQ(test, register_kprobe(&modifier), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target_ipmodify(1), 7);
+	unregister_kprobe(&modifier);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 1);
+}
+
+static void kpf_disable_enable_aggregate(struct kunit *test)
+{
+	struct kprobe a = { .symbol_name = "kpf_target", .pre_handler = kpf_pre };
+	struct kprobe b = { .symbol_name = "kpf_target", .post_handler = kpf_post };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
+	unregister_kprobe(&a);
+	unregister_kprobe(&b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 2);
+}
+#endif /* CONFIG_KPROBES_ON_FTRACE */
+
+#ifdef CONFIG_KRETPROBES
+static int kpf_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 20)
+		atomic_inc(&kpf.post_hits);
+	return 0;
+}
+
+static void kpf_kretprobe_on_entry(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpf_target",
+		.handler = kpf_rp_handler,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target(4), 20);
+	KUNIT_EXPECT_EQ(test, kpf_target(4), 20);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+#endif
+
+static struct kunit_case kpf_cases[] = {
+	KUNIT_CASE(kpf_entry_probe_fires),
+	KUNIT_CASE(kpf_inside_call_site_refused),
+	KUNIT_CASE(kpf_with_function_tracer),
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	KUNIT_CASE(kpf_pre_handler_redirects),
+	KUNIT_CASE(kpf_ipmodify_conflict),
+	KUNIT_CASE(kpf_disable_enable_aggregate),
+#endif
+#ifdef CONFIG_KRETPROBES
+	KUNIT_CASE(kpf_kretprobe_on_entry),
+#endif
+	{}
+};
+
+static struct kunit_suite kpf_suite = {
+	.name = "kprobes_ftrace_test",
+	.init = kpf_init,
+	.test_cases = kpf_cases,
+};
+
+kunit_test_suites(&kpf_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kprobes with the function tracer");
+MODULE_LICENSE("GPL");
