@@ -96,8 +96,7 @@ for c in "${commits[@]}"; do
 	rows+=("$row")
 done
 
-id=$(git rev-list --reverse base..series | sed 's/$/^{tree}/' |
-	git rev-parse --stdin | sha1sum | cut -c1-12)
+id=$(git log --reverse --format=%T base..series | sha1sum | cut -c1-12)
 {
 	printf '%-65s' "patch"
 	for arch in $arches; do printf ' %-24s' "$arch"; done
