@@ -48,8 +48,7 @@ mkdir -p "$S" "$results"
 gitq() { git -c advice.detachedHead=false "$@"; }
 # What the steps of the series are: the hash of their trees
 steps_id() {
-	git rev-list --reverse base..series | sed 's/$/^{tree}/' |
-		git rev-parse --stdin | sha1sum | cut -c1-12
+	git log --reverse --format=%T base..series | sha1sum | cut -c1-12
 }
 
 version=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)
