@@ -5,7 +5,7 @@ ARCH ?= x86_64
 export ARCH
 
 .PHONY: all deps tree build demo check checkpatch bench clean-tree consumers \
-	stock stock-consumers every-function
+	stock stock-consumers every-function patches cross docs
 
 all: check
 
@@ -26,6 +26,18 @@ check: deps
 
 checkpatch: deps
 	@harness/checkpatch.sh
+
+# The patch series for a pristine tree (CHECK=1: every step builds, docs)
+patches: deps
+	@CHECK=$(CHECK) harness/series.sh
+
+# Other architectures still configure and build (riscv, arm, i386)
+cross: deps
+	@harness/cross.sh
+
+# Documentation/trace builds without warnings about our files
+docs: deps
+	@harness/docs.sh
 
 # A distribution-like kernel (VARIANT=ftrace): the consumers of kprobes and
 # ftracetest from the guest; the stock kernel built the same way

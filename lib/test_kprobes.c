@@ -30,7 +30,7 @@
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/asm.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>

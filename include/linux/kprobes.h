@@ -34,14 +34,11 @@
 #include <linux/workqueue.h>
 #include <asm/kprobes.h>
 
-#ifdef CONFIG_KPROBES
-
-/* Phases of a hit, in struct kprobe_ctlblk::status */
-#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
-#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
-#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
-#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
-
+/*
+ * struct kprobe exists in every configuration: code built with or without
+ * CONFIG_KPROBES (BPF's, for one) reads the probe that kprobe_running()
+ * returns, which is always NULL without it.
+ */
 struct kprobe;
 struct kprobe_point;
 struct kretprobe;
@@ -64,7 +61,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
  * @nmissed: hits that found this CPU already inside a probe and so did
  *	not run the handlers (incremented by the hitting CPU only)
  * @addr: the probed address; filled in by register_kprobe() when the
- *	caller gave @symbol_name
+ *	caller gave @symbol_name (a void pointer without CONFIG_KPROBES,
+ *	where the arch may not define kprobe_opcode_t)
  * @symbol_name: where to probe, with @offset, instead of @addr
  * @offset: offset into @symbol_name (or from @addr)
  * @pre_handler: runs before the probed instruction; a non-zero return
@@ -79,7 +77,11 @@ struct kprobe {
 	struct list_head list;
 	struct kprobe_point *point;
 	unsigned long nmissed;
+#ifdef CONFIG_KPROBES
 	kprobe_opcode_t *addr;
+#else
+	void *addr;
+#endif
 	const char *symbol_name;
 	unsigned int offset;
 	kprobe_pre_handler_t pre_handler;
@@ -93,6 +95,14 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED	4	/* the breakpoint is a jump */
 #define KPROBE_FLAG_FTRACE	8	/* the probe rides on ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* the probe is on a function entry */
+
+#ifdef CONFIG_KPROBES
+
+/* Phases of a hit, in struct kprobe_ctlblk::status */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
+#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
+#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
+#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
 
 /**
  * enum kprobe_hit_kind - how a hit on a point was served
@@ -431,12 +441,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 #else /* !CONFIG_KPROBES */
 
-struct kprobe;
-struct kretprobe;
-struct kretprobe_instance;
-typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
-				   struct pt_regs *regs);
-
 static inline struct kprobe *kprobe_running(void)
 {
 	return NULL;
@@ -512,6 +516,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 /*
  * Return probes.  The API is declared for every configuration so that its
  * users build; it works where the architecture selects HAVE_KRETPROBES.
+ * The structures need struct kprobe: they exist with CONFIG_KPROBES.
  */
 
 /* Most private data an instance may carry (register_kretprobe()) */
@@ -519,6 +524,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 
 struct kretprobe;
 
+#ifdef CONFIG_KPROBES
 /**
  * struct kretprobe_pool - the instances of one kretprobe
  * @rp: the kretprobe; NULL once it is unregistered (see "Instance pool"
@@ -616,6 +622,7 @@ static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
 	return (unsigned long)ri->ret_addr;
 }
+#endif /* CONFIG_KPROBES */
 
 #ifdef CONFIG_KRETPROBES
 int register_kretprobe(struct kretprobe *rp);
