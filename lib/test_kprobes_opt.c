@@ -114,15 +114,16 @@ KPO_ASM(kpo_rip_relative,
 	KPO_RET);
 
 /*
- * The region would run past the end of the function: a 9-byte nop, then
- * a 3-byte mov that ends the function at 16 bytes, where the next
- * function (16-byte aligned) starts.  Never called.
+ * The region would run past the end of the function: a 9-byte nop, a
+ * 3-byte mov and an int3 that ends the function at 17 bytes, two bytes
+ * into the jump's five.  Never called.
  */
 #define KPO_SHORT_PROBE	13
 kpo_asm_fn kpo_short;
 KPO_ASM(kpo_short,
 	"	.byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
-	"	mov %rdi, %rax\n");
+	"	mov %rdi, %rax\n"
+	"	int3\n");
 
 /* A call in the region: its return address would be in the detour */
 kpo_asm_fn kpo_call;
@@ -182,8 +183,20 @@ KPO_ASM(kpo_jump_label,
 	".popsection\n");
 #endif /* CONFIG_X86_64 */
 
-#define KPO_KPROBE(fn)	{ .addr = (kprobe_opcode_t *)(fn) + KPO_PROBE,	\
-			  .pre_handler = kpo_pre }
+/*
+ * @off bytes into @fn.  Computed at run time: an address inside a function
+ * in the code itself is a relocation that IBT's objtool check refuses (no
+ * ENDBR there), and these are only ever handed to register_kprobe().
+ */
+static kprobe_opcode_t *kpo_at(void *fn, unsigned long off)
+{
+	unsigned long addr = (unsigned long)fn;
+
+	OPTIMIZER_HIDE_VAR(addr);
+	return (kprobe_opcode_t *)(addr + off);
+}
+
+#define KPO_KPROBE(fn)	{ .addr = kpo_at(fn, KPO_PROBE), .pre_handler = kpo_pre }
 
 static unsigned long kpo_point_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
 {
@@ -339,7 +352,7 @@ static void kpo_refused(struct kunit *test)
 {
 	const struct kpo_refusal *r = test->param_value;
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)r->fn + r->offset,
+		.addr = kpo_at(r->fn, r->offset),
 		.pre_handler = kpo_pre,
 	};
 
@@ -353,9 +366,8 @@ static void kpo_refused(struct kunit *test)
 static void kpo_probe_inside_region(struct kunit *test)
 {
 	struct kprobe outer = KPO_KPROBE(kpo_target);
-	struct kprobe inner = { .addr = (kprobe_opcode_t *)kpo_target +
-					KPO_PROBE + 1,	/* the mov */
-				.pre_handler = kpo_pre };
+	struct kprobe inner = { .addr = kpo_at(kpo_target, KPO_PROBE + 1),
+				.pre_handler = kpo_pre };	/* the mov */
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
 	KUNIT_ASSERT_TRUE(test, kpo_optimized(&outer));
@@ -451,7 +463,7 @@ static int kpo_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 static void kpo_kretprobe_optimized_entry(struct kunit *test)
 {
 	struct kretprobe rp = {
-		.kp.addr = (kprobe_opcode_t *)kpo_target + KPO_PROBE,
+		.kp.addr = kpo_at(kpo_target, KPO_PROBE),
 		.handler = kpo_rp_handler,
 	};
 
