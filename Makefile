@@ -5,7 +5,7 @@ ARCH ?= x86_64
 export ARCH
 
 .PHONY: all deps tree build demo check checkpatch clean-tree consumers stock \
-	stock-consumers
+	stock-consumers check-deep soak
 
 all: check
 
@@ -26,6 +26,14 @@ check: deps
 
 checkpatch: deps
 	@harness/checkpatch.sh
+
+# make check on the KASAN + KFENCE + function tracer build (VARIANT=kasan)
+check-deep: deps
+	@VARIANT=$${VARIANT:-kasan} QEMU_TIMEOUT=$${QEMU_TIMEOUT:-2400} harness/check.sh
+
+# The torture test for SOAK_S seconds (default 600), ARCH=, SMP=, VARIANT=
+soak: deps
+	@harness/soak.sh
 
 # A distribution-like kernel (VARIANT=ftrace): the consumers of kprobes and
 # ftracetest from the guest; the stock kernel built the same way

@@ -266,6 +266,16 @@ fi
 # BPF, fail_function (each skipped when the kernel lacks it) -------------------
 [ -f /guest/consumers.sh ] && sh /guest/consumers.sh
 
+# --- bad input to every file of ours, as root and as nobody -------------------
+if [ -x /guest/bin/badinput ]; then
+	/guest/bin/badinput
+else
+	notok badinput-built
+fi
+
+# --- registration under allocation failures ----------------------------------
+[ -f /guest/faults.sh ] && sh /guest/faults.sh
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.
