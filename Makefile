@@ -4,8 +4,8 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch clean-tree consumers stock \
-	stock-consumers check-deep soak
+.PHONY: all deps tree build demo check checkpatch bench clean-tree consumers \
+	stock stock-consumers check-deep soak
 
 all: check
 
@@ -27,9 +27,10 @@ check: deps
 checkpatch: deps
 	@harness/checkpatch.sh
 
-# make check on the KASAN + KFENCE + function tracer build (VARIANT=kasan)
+# make check on the KASAN + KFENCE + function tracer build (VARIANT=kasan),
+# without the separate ftrace variant (CHECK_NO_FTRACE=)
 check-deep: deps
-	@VARIANT=$${VARIANT:-kasan} QEMU_TIMEOUT=$${QEMU_TIMEOUT:-2400} harness/check.sh
+	@VARIANT=$${VARIANT:-kasan} CHECK_NO_FTRACE=$${CHECK_NO_FTRACE-1} QEMU_TIMEOUT=$${QEMU_TIMEOUT:-2400} harness/check.sh
 
 # The torture test for SOAK_S seconds (default 600), ARCH=, SMP=, VARIANT=
 soak: deps
@@ -45,6 +46,9 @@ stock: deps
 
 stock-consumers: deps
 	@STOCK=1 harness/run-consumers.sh
+
+bench: deps
+	@harness/bench.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

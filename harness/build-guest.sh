@@ -1,24 +1,63 @@
 #!/usr/bin/env bash
-# Build the guest programs of harness/guest/*.c, static, for $ARCH, into
-# $CACHE/guest/$ARCH (rebuilt when a source is newer), and copy them to
-# the directory given, if any.
+# Build what the guest runs besides busybox, into DEST (the initramfs'
+# /guest):
 #
-#   build-guest.sh [DEST]
+#   harness/guest/*.c       static programs (the consumers of kprobes),
+#                           DEST/bin/NAME; cached in $CACHE/guest/$ARCH and
+#                           rebuilt when a source is newer;
+#   harness/guest/ARCH/*.S  static programs without libc, DEST/NAME, and
+#                           beside each NAME.offsets: "SYMBOL 0xOFFSET" for
+#                           its global symbols, the file offsets
+#                           uprobe_events wants;
+#   harness/guest/ARCH/Kbuild  modules (obj-m) built against the kernel in
+#                           $BUILD, DEST/*.ko.
+#
+#   build-guest.sh DEST
+#
+# Needs the kernel built (harness/build.sh).
 . "$(dirname "$0")/lib.sh"
 
+dest=${1:?usage: build-guest.sh DEST}
 case "$ARCH" in
-x86_64)	cc=gcc ;;
-arm64)	cc=aarch64-linux-gnu-gcc ;;
+x86_64)	cross= ;;
+arm64)	cross=aarch64-linux-gnu- ;;
 *)	die "unknown ARCH=$ARCH" ;;
 esac
+mkdir -p "$dest/bin"
+
+# The consumer programs
 src=$REPO/harness/guest
 out=$CACHE/guest/$ARCH
 mkdir -p "$out"
 for c in "$src"/*.c; do
+	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
 	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$src/guest.h" -nt "$bin" ]; then
-		"$cc" -static -O2 -Wall -Wextra -Werror -o "$bin" "$c" ||
+		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -o "$bin" "$c" ||
 			die "cannot build $c for $ARCH (make deps: libc6-dev-arm64-cross)"
 	fi
-	[ -z "${1:-}" ] || cp "$bin" "$1/"
+	cp "$bin" "$dest/bin/"
 done
+
+# The arch's test programs and modules
+src=$REPO/harness/guest/$ARCH
+[ -d "$src" ] || exit 0
+for prog in "$src"/*.S; do
+	[ -e "$prog" ] || continue
+	name=$(basename "$prog" .S)
+	"${cross}gcc" -nostdlib -static -Wa,--fatal-warnings -o "$dest/$name" "$prog"
+	"$REPO/harness/elf-offsets.py" "$dest/$name" > "$dest/$name.offsets"
+done
+if [ -f "$src/Kbuild" ]; then
+	# Built in a copy: kbuild writes its objects next to the sources.
+	mod=$BUILD/guest-modules
+	rm -rf "$mod"
+	cp -r "$src" "$mod"
+	if ! with_cpu make -C "$BUILD" ARCH="$ARCH" CROSS_COMPILE="$cross" \
+		CC="ccache ${cross}gcc" M="$mod" W=1 -j"$JOBS" modules \
+		> "$mod/build.log" 2>&1 || grep -q 'warning:' "$mod/build.log"; then
+		cat "$mod/build.log" >&2
+		die "building the guest modules of harness/guest/$ARCH failed"
+	fi
+	cp "$mod"/*.ko "$dest/"
+fi

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make check: for each architecture, build, boot with the KUnit suites and
 # the guest checks, and judge the log; boot again on 4 vCPUs for the
-# torture test (TORTURE_S seconds) and judge that log; then check our
-# sources with checkpatch, kernel-doc and sparse.  Ends with one summary
-# line "N passed, N failed".  With VARIANT= (e.g. kasan, for make
-# check-deep) the same on that build.
+# torture test (TORTURE_S seconds) and judge that log; the same for a
+# distribution-like build with the function tracer, which also runs the
+# in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it); then
+# check our sources with checkpatch, kernel-doc and sparse.  Ends with one
+# summary line "N passed, N failed".  With VARIANT= (e.g. kasan, for make
+# check-deep) the first two on that build.
 . "$(dirname "$0")/lib.sh"
 
 arches=${CHECK_ARCHES:-x86_64 arm64}
@@ -16,8 +18,17 @@ total_pass=0 total_fail=0
 
 count() {
 	local line=$1
-	total_pass=$((total_pass + $(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')))
-	total_fail=$((total_fail + $(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')))
+	local pass fail
+
+	pass=$(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
+	fail=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')
+	# A line that is not a summary (a build that failed) is a failure
+	if [ -z "$pass" ] || [ -z "$fail" ]; then
+		echo "no summary line in: $line"
+		fail=1 pass=0
+	fi
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
 }
 
 for arch in $arches; do
@@ -50,6 +61,14 @@ for arch in $arches; do
 	else
 		echo "$arch: build failed"
 		total_fail=$((total_fail + 1))
+	fi
+	# The same kernel built like a distribution's, with the function
+	# tracer: the KUnit suites, the guest checks, the in-tree consumers
+	# and ftracetest (harness/run-consumers.sh)
+	if [ -z "${CHECK_NO_FTRACE:-}" ]; then
+		out=$(ARCH=$arch VARIANT=ftrace "$REPO/harness/run-consumers.sh") || true
+		echo "$out" | head -n -1
+		count "$(echo "$out" | tail -n 1)"
 	fi
 done
 

@@ -1,7 +1,13 @@
 #!/bin/sh
-# Guest script of harness/run-consumers.sh: the consumer programs, then
-# ftracetest.  Runs on any kernel (ours or stock): it checks nothing of our
-# implementation's own debugfs.
-sh /guest/consumers.sh
+# Guest script of harness/run-consumers.sh: on our kernel every guest check
+# (harness/guest-checks.sh, the consumer programs among them), on the stock
+# one only the consumer programs (the rest checks our own debugfs files);
+# then ftracetest.
+if [ "$(cat /guest/kernel)" = ours ]; then
+	# Our kernel: every guest check (the consumers among them)
+	sh /guest/checks.sh | grep -v '^guest-check: end$'
+else
+	sh /guest/consumers.sh
+fi
 sh /guest/ftracetest.sh
 echo "guest-check: end"

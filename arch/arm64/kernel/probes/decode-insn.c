@@ -5,7 +5,8 @@
  * Every instruction is one of:
  *
  *  - simulated (INSN_GOOD_NO_SLOT): it reads the PC, so a copy would
- *    compute with the wrong address: branches, ADR/ADRP, literal loads;
+ *    compute with the wrong address: branches, ADR/ADRP, literal loads
+ *    (with the user accessors for uprobes: the literal is user memory);
  *  - rejected (INSN_REJECTED): it cannot be replayed safely: exception
  *    generation and return, the other literal loads, exclusive loads and
  *    stores (the BRK exception clears the exclusive monitor), writes to
@@ -47,17 +48,13 @@ static bool insn_rejected(u32 insn)
 	       (insn & LOAD_LITERAL_MASK) == LOAD_LITERAL_VAL;
 }
 
-/**
- * arm_probe_decode_insn() - classify an instruction
- * @insn: the instruction
- * @api: where the simulation handler goes, if any
- *
- * Context: any.
- * Return: INSN_GOOD_NO_SLOT (simulated), INSN_GOOD (stepped) or
- * INSN_REJECTED.
+/*
+ * Classify @insn.  @user: it is user code (uprobes): its literal loads read
+ * user memory, which the kernel may only touch with the user accessors.
  */
-enum probe_insn __kprobes arm_probe_decode_insn(probe_opcode_t insn,
-						struct arch_probe_insn *api)
+static enum probe_insn __kprobes decode_insn(probe_opcode_t insn,
+					     struct arch_probe_insn *api,
+					     bool user)
 {
 	probes_handler_t *handler = NULL;
 
@@ -75,9 +72,10 @@ enum probe_insn __kprobes arm_probe_decode_insn(probe_opcode_t insn,
 	else if (aarch64_insn_is_adr_adrp(insn))
 		handler = simulate_adr_adrp;
 	else if (aarch64_insn_is_ldr_lit(insn))
-		handler = simulate_ldr_literal;
+		handler = user ? simulate_ldr_literal_user : simulate_ldr_literal;
 	else if (aarch64_insn_is_ldrsw_lit(insn))
-		handler = simulate_ldrsw_literal;
+		handler = user ? simulate_ldrsw_literal_user :
+				 simulate_ldrsw_literal;
 	else if (aarch64_insn_is_prfm_lit(insn))
 		handler = simulate_nop;
 
@@ -85,6 +83,25 @@ enum probe_insn __kprobes arm_probe_decode_insn(probe_opcode_t insn,
 	if (handler)
 		return INSN_GOOD_NO_SLOT;
 	return insn_rejected(insn) ? INSN_REJECTED : INSN_GOOD;
+}
+
+/**
+ * arm_probe_decode_insn() - classify an instruction of user code (uprobes)
+ * @insn: the instruction
+ * @api: where the simulation handler goes, if any
+ *
+ * The handlers it picks must be called with the user registers of the
+ * task that runs @insn, from process context: literal loads read user
+ * memory with the user accessors.  kprobes use arm_kprobe_decode_insn().
+ *
+ * Context: any.
+ * Return: INSN_GOOD_NO_SLOT (simulated), INSN_GOOD (stepped) or
+ * INSN_REJECTED.
+ */
+enum probe_insn __kprobes arm_probe_decode_insn(probe_opcode_t insn,
+						struct arch_probe_insn *api)
+{
+	return decode_insn(insn, api, true);
 }
 
 #ifdef CONFIG_KPROBES
@@ -121,6 +138,9 @@ static bool in_exclusive_sequence(kprobe_opcode_t *addr)
  * @addr: the probed address
  * @asi: where the replay goes
  *
+ * The handler it picks reads kernel memory: it must be called with the
+ * registers of the probed kernel context.
+ *
  * Context: process context.
  * Return: as arm_probe_decode_insn(), and INSN_REJECTED inside an
  * exclusive load/store sequence.
@@ -134,6 +154,6 @@ enum probe_insn __kprobes arm_kprobe_decode_insn(kprobe_opcode_t *addr,
 		return INSN_REJECTED;
 	if (in_exclusive_sequence(addr))
 		return INSN_REJECTED;
-	return arm_probe_decode_insn(insn, &asi->api);
+	return decode_insn(insn, &asi->api, false);
 }
 #endif /* CONFIG_KPROBES */

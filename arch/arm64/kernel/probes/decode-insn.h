@@ -19,6 +19,7 @@ enum probe_insn {
 	INSN_GOOD,
 };
 
+/* Instructions of user code (uprobes); kprobes use arm_kprobe_decode_insn(). */
 enum probe_insn arm_probe_decode_insn(probe_opcode_t insn,
 				      struct arch_probe_insn *api);
 

@@ -22,6 +22,9 @@
  *      the instruction after the original, unmasks interrupts as they
  *      were, and runs the post_handlers.
  *
+ * A fault in the stepped copy ends the hit instead (kprobe_fault_handler()):
+ * it is handled as a fault of the original instruction.
+ *
  * The text is changed with aarch64_insn_patch_text(), which writes under
  * stop_machine() and cleans the caches to the point of unification, for a
  * whole batch of changes at once; the slots with
@@ -403,11 +406,17 @@ static struct break_hook kprobes_ss_break_hook = {
  * @regs: the faulting context
  * @trapnr: the ESR of the fault
  *
- * A fault in the stepped copy is moved back to the original instruction,
- * so that exception-table fixups are found.  Faults in handlers are left
- * to the normal fixups.
+ * A fault in the stepped copy becomes a fault of the original instruction:
+ * the PC goes back to it, so that its exception-table fixup is found, and
+ * the interrupt mask of the probed context comes back, in @regs and on
+ * this CPU.  The abort entry unmasked interrupts as @regs had them during
+ * the step, that is not at all; a page fault handled so could not sleep.
+ * After the hit has ended, this CPU takes interrupts as the probed context
+ * did, just as if the original instruction had faulted.  Faults in
+ * handlers are left to the normal fixups.
  *
- * Context: exception, preemption disabled.
+ * Context: data or instruction abort from EL1 (do_mem_abort()), the
+ * interrupt mask inherited from @regs; preemption disabled.
  * Return: 0: the caller goes on handling the fault.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
@@ -422,6 +431,8 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	instruction_pointer_set(regs, (unsigned long)kpp->addr);
 	arm64_end_step(regs, kcb);
 	kprobe_hit_end(kcb);
+	/* What the abort entry does with the mask of the original instruction */
+	local_daif_inherit(regs);
 	return 0;
 }
 

@@ -6,13 +6,19 @@
  * address, so kprobes and uprobes carry them out on pt_regs instead.  Each
  * handler gets the instruction, its original address, and the registers of
  * the probed context, and leaves the PC at the next instruction to run.
+ *
+ * Literal loads read memory next to the probed instruction: kernel text
+ * for kprobes, user memory for uprobes.  The decoder picks the handler for
+ * the side it decodes for; the user ones read with the user accessors.
  */
 
 #include <linux/bitfield.h>
 #include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/uaccess.h>
 #include <asm/insn.h>
+#include <asm/traps.h>
 
 #include "simulate-insn.h"
 
@@ -142,10 +148,10 @@ static long literal_address(u32 opcode, long addr)
 }
 
 /**
- * simulate_ldr_literal() - LDR (literal), 32 and 64 bits
+ * simulate_ldr_literal() - LDR (literal) of kernel code, 32 and 64 bits
  * @opcode: the instruction
  * @addr: its address
- * @regs: the probed context
+ * @regs: the probed kernel context
  */
 void __kprobes simulate_ldr_literal(u32 opcode, long addr, struct pt_regs *regs)
 {
@@ -159,15 +165,72 @@ void __kprobes simulate_ldr_literal(u32 opcode, long addr, struct pt_regs *regs)
 }
 
 /**
- * simulate_ldrsw_literal() - LDRSW (literal)
+ * simulate_ldrsw_literal() - LDRSW (literal) of kernel code
  * @opcode: the instruction
  * @addr: its address
- * @regs: the probed context
+ * @regs: the probed kernel context
  */
 void __kprobes simulate_ldrsw_literal(u32 opcode, long addr, struct pt_regs *regs)
 {
 	s32 val = READ_ONCE(*(s32 *)literal_address(opcode, addr));
 
+	write_xreg(regs, opcode & 0x1f, (s64)val);
+	instruction_pointer_set(regs, addr + AARCH64_INSN_SIZE);
+}
+
+/*
+ * Read a literal of user code.  A literal that cannot be read gets the task
+ * the SIGSEGV the load itself would have raised, with the PC still on the
+ * load: the caller must not move it on.
+ */
+static bool read_user_literal(void *val, long src, size_t size)
+{
+	if (!copy_from_user(val, (const void __user *)src, size))
+		return true;
+	arm64_notify_segfault(src);
+	return false;
+}
+
+/**
+ * simulate_ldr_literal_user() - LDR (literal) of user code, 32 and 64 bits
+ * @opcode: the instruction
+ * @addr: its address
+ * @regs: the user context
+ *
+ * Context: process context, returning to user mode (uprobes); may sleep.
+ */
+void simulate_ldr_literal_user(u32 opcode, long addr, struct pt_regs *regs)
+{
+	long src = literal_address(opcode, addr);
+	u64 val64;
+	u32 val32;
+
+	if (opcode & BIT(30)) {
+		if (!read_user_literal(&val64, src, sizeof(val64)))
+			return;
+		write_xreg(regs, opcode & 0x1f, val64);
+	} else {
+		if (!read_user_literal(&val32, src, sizeof(val32)))
+			return;
+		write_wreg(regs, opcode & 0x1f, val32);
+	}
+	instruction_pointer_set(regs, addr + AARCH64_INSN_SIZE);
+}
+
+/**
+ * simulate_ldrsw_literal_user() - LDRSW (literal) of user code
+ * @opcode: the instruction
+ * @addr: its address
+ * @regs: the user context
+ *
+ * Context: process context, returning to user mode (uprobes); may sleep.
+ */
+void simulate_ldrsw_literal_user(u32 opcode, long addr, struct pt_regs *regs)
+{
+	s32 val;
+
+	if (!read_user_literal(&val, literal_address(opcode, addr), sizeof(val)))
+		return;
 	write_xreg(regs, opcode & 0x1f, (s64)val);
 	instruction_pointer_set(regs, addr + AARCH64_INSN_SIZE);
 }
