@@ -8,15 +8,16 @@ log=$1
 fail=0
 
 # 1. Kernel splats: any of these fails the run.  The allocation-failure
-# test makes allocations fail on purpose, and the allocator reports those
-# with a stack trace (warn_alloc()): between its begin and end lines, a
-# trace right after such a report is not a splat.
+# test makes allocations fail on purpose, and the allocators report those
+# with a stack trace (warn_alloc(), and pcpu_alloc()'s "percpu: allocation
+# failed"): between its begin and end lines, a trace right after such a
+# report is not a splat.
 splats='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|KASAN:|KFENCE:|QEMU timed out'
 judged=$(mktemp)
 trap 'rm -f "$judged"' EXIT
 awk '/kprobes-fault: begin/ { inj = 1 }
      /kprobes-fault: end/ { inj = 0 }
-     inj && /vmalloc error:|page allocation failure:/ { skip = 6 }
+     inj && /vmalloc error:|page allocation failure:|percpu: allocation failed/ { skip = 6 }
      { if (skip > 0) { skip--; if (/Call Trace:/) { print NR ": (expected allocation-failure trace)"; next } } print NR ": " $0 }' \
 	"$log" > "$judged"
 if grep -E "$splats" "$judged" | grep -v 'expected allocation-failure trace' > /dev/null; then
