@@ -780,16 +780,24 @@ static int ktt_writer_fn(void *arg)
 /* Setup and the final books                                               */
 /* ---------------------------------------------------------------------- */
 
-/* The size of the function at @fn, from its "%pS" (name+off/size) */
+/*
+ * The size of the function at @fn, from its "%pS": "name+off/size", and
+ * " [module]" after it for a function of a module, as ours are.
+ */
 static unsigned long ktt_fn_size(void *fn)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	unsigned long size;
-	char *slash;
+	char *slash, *end;
 
 	snprintf(buf, sizeof(buf), "%pS", fn);
 	slash = strrchr(buf, '/');
-	if (!slash || kstrtoul(slash + 1, 16, &size))
+	if (!slash)
+		return 0;
+	end = strchr(slash, ' ');
+	if (end)
+		*end = '\0';
+	if (kstrtoul(slash + 1, 16, &size))
 		return 0;
 	return size;
 }
