@@ -343,6 +343,16 @@ else
 	echo "guest: no kprobe_step_fault.ko: the step-fault check is arm64 only"
 fi
 
+# --- bad input to every file of ours, as root and as nobody -------------------
+if [ -x /guest/bin/badinput ]; then
+	/guest/bin/badinput
+else
+	notok badinput-built
+fi
+
+# --- registration under allocation failures ----------------------------------
+[ -f /guest/faults.sh ] && sh /guest/faults.sh
+
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	# kmemleak reports only objects older than five seconds.
