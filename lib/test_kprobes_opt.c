@@ -20,6 +20,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <asm/asm.h>
@@ -114,16 +115,17 @@ KPO_ASM(kpo_rip_relative,
 	KPO_RET);
 
 /*
- * The region would run past the end of the function: a 9-byte nop, a
- * 3-byte mov and an int3 that ends the function at 17 bytes, two bytes
- * into the jump's five.  Never called.
+ * The region would run past the end of the function: a 9-byte nop, then
+ * a 3-byte mov that ends the function at 16 bytes, where the next
+ * function (16-byte aligned) starts.  Never called; objtool, which would
+ * see it fall through into the next one, leaves it alone.
  */
 #define KPO_SHORT_PROBE	13
 kpo_asm_fn kpo_short;
 KPO_ASM(kpo_short,
 	"	.byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
-	"	mov %rdi, %rax\n"
-	"	int3\n");
+	"	mov %rdi, %rax\n");
+STACK_FRAME_NON_STANDARD(kpo_short);
 
 /* A call in the region: its return address would be in the detour */
 kpo_asm_fn kpo_call;
