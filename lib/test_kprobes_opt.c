@@ -118,7 +118,7 @@ KPO_ASM(kpo_rip_relative,
  * The region would run past the end of the function: a 9-byte nop, then
  * a 3-byte mov that ends the function at 16 bytes, where the next
  * function (16-byte aligned) starts.  Never called; objtool, which would
- * see it fall through into the next one, leaves it alone.
+ * find it running on into the next one, leaves it alone.
  */
 #define KPO_SHORT_PROBE	13
 kpo_asm_fn kpo_short;
