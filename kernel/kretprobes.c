@@ -400,16 +400,27 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
-/* Run the handlers for @fp's instances, give them back */
-static unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-						    void *fp)
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function has returned
+ * @regs: the registers at the return, built by the trampoline
+ * @fp: where the return address (now the trampoline's) was on the stack
+ *
+ * Runs the handlers of every instance for this frame (several kretprobes
+ * may share a function), then recycles them.
+ *
+ * Context: the arch's return trampoline; preemption is disabled here.
+ * Return: the address the function really returns to.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
-	unsigned long ret_addr = 0;
+	unsigned long ret_addr = 0, flags;
 	struct kretprobe *rp;
+	bool rcu;
 
 	kprobe_busy_begin();
+	rcu = kprobe_rcu_enter(&flags);
 	first = current->kretprobe_instances.first;
 	/* Instances newer than this frame's never returned: drop them too. */
 	for (node = first; node; node = node->next) {
@@ -422,6 +433,7 @@ static unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		}
 	}
 	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
+		kprobe_rcu_exit(rcu, flags);
 		kprobe_busy_end();
 		return (unsigned long)kretprobe_lost_return;
 	}
@@ -450,33 +462,8 @@ static unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
 		if (node == last)
 			break;
 	}
-	kprobe_busy_end();
-	return ret_addr;
-}
-
-NOKPROBE_SYMBOL(__kretprobe_trampoline_handler);
-
-/**
- * kretprobe_trampoline_handler() - a kretprobed function has returned
- * @regs: the registers at the return, built by the trampoline
- * @fp: where the return address (now the trampoline's) was on the stack
- *
- * Runs the handlers of every instance for this frame (several kretprobes
- * may share a function), then recycles them.
- *
- * Context: the arch's return trampoline; preemption is disabled here.
- * Return: the address the function really returns to.
- */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
-{
-	unsigned long ret_addr, flags;
-	bool rcu;
-
-	preempt_disable_notrace();
-	rcu = kprobe_rcu_enter(&flags);
-	ret_addr = __kretprobe_trampoline_handler(regs, fp);
 	kprobe_rcu_exit(rcu, flags);
-	preempt_enable_notrace();
+	kprobe_busy_end();
 	return ret_addr;
 }
 
