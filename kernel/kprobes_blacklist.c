@@ -361,9 +361,11 @@ void kprobe_blacklist_remove_module(struct module *mod)
  */
 static const char * const kprobe_blacklist_callees[] = {
 	/*
-	 * kprobe_rcu_enter(), on the way into a hit through ftrace, a
-	 * detour or the return trampoline, before the hit is marked: a
-	 * probe on it would enter the hit again, without end.
+	 * RCU's own checks call it on the way into a hit, before the hit
+	 * is marked (rcu_read_lock_held_common() with PROVE_RCU), and so
+	 * may RCU code a handler runs before its own recursion guard: a
+	 * probe on it, reached from a hit without a trap, entered the hit
+	 * again until the stack overflowed.
 	 */
 	"rcu_is_watching",
 #ifdef CONFIG_PROVE_RCU
