@@ -41,39 +41,6 @@ static const char *base(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Read @path in pieces of @chunk bytes; a malloc'ed string, or NULL. */
-static char *read_chunked(const char *path, size_t chunk)
-{
-	size_t len = 0, cap = 1 << 16;
-	char *buf = malloc(cap + 1);
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (!buf || fd < 0) {
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (len + chunk > cap) {
-			char *nbuf = realloc(buf, 2 * cap + 1);
-
-			if (!nbuf)
-				break;
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, chunk);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
-
 static void check_reads(const char *path)
 {
 	const char *name = base(path);
@@ -88,7 +55,7 @@ static void check_reads(const char *path)
 		return;
 	len = strlen(whole);
 	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
-		part = read_chunked(path, chunks[i]);
+		part = read_file_chunked(path, chunks[i]);
 		/*
 		 * An integer sysctl (proc_dointvec) gives end-of-file to a
 		 * read that does not start at 0: the first piece is all.

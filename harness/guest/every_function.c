@@ -400,13 +400,26 @@ int main(int argc, char **argv)
 	     mode, tried, ok, tried - ok, now() - t);
 	for (i = first; i < last; i += step) {
 		switch (syms[i].err) {
-		case 0: break;
-		case EBUSY: by[0]++; break;
-		case EILSEQ: by[1]++; break;
-		case EINVAL: by[2]++; break;
-		case ENOENT: by[3]++; break;
-		case ENOMEM: by[4]++; break;
-		default: by[5]++; break;
+		case 0:
+			break;
+		case EBUSY:
+			by[0]++;
+			break;
+		case EILSEQ:
+			by[1]++;
+			break;
+		case EINVAL:
+			by[2]++;
+			break;
+		case ENOENT:
+			by[3]++;
+			break;
+		case ENOMEM:
+			by[4]++;
+			break;
+		default:
+			by[5]++;
+			break;
 		}
 	}
 	note("everyfn: %s refusals: EBUSY %zu, EILSEQ %zu, EINVAL %zu, ENOENT %zu, ENOMEM %zu, other %zu",
