@@ -7,8 +7,9 @@
  * past 5 bytes.  Its detour, in a slot of the instruction slot cache (in
  * reach of a rel32 from any kernel or module text), is
  *
- *	call	kprobe_opt_entry	saves pt_regs, runs the pre_handlers
- *	.quad	<the probe point>	(kprobe_opt_entry returns past it)
+ *	.quad	<the probe point>
+ *	call	kprobe_opt_entry	<- the jump lands here; saves pt_regs,
+ *					runs the pre_handlers, returns below
  *	<the region's instructions, relocated>
  *	jmp	<behind the region>
  *
@@ -57,9 +58,9 @@
 
 #include "common.h"
 
-/* Where the point's address and the relocated region sit in a detour */
-#define X86_DETOUR_POINT	CALL_INSN_SIZE
-#define X86_DETOUR_BODY		(CALL_INSN_SIZE + sizeof(void *))
+/* Where the jump lands in a detour, and where the relocated region sits */
+#define X86_DETOUR_ENTRY	sizeof(void *)
+#define X86_DETOUR_BODY		(X86_DETOUR_ENTRY + CALL_INSN_SIZE)
 
 /**
  * arch_kprobe_opt_region_len() - how many bytes a jump at @kpp replaces
@@ -330,9 +331,10 @@ int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
 		free_insn_slot(slot);
 		return -ret;
 	}
-	__text_gen_insn(detour, CALL_INSN_OPCODE, slot, kprobe_opt_entry,
+	put_unaligned((unsigned long)kpp, (unsigned long *)detour);
+	__text_gen_insn(detour + X86_DETOUR_ENTRY, CALL_INSN_OPCODE,
+			(u8 *)slot + X86_DETOUR_ENTRY, kprobe_opt_entry,
 			CALL_INSN_SIZE);
-	put_unaligned((unsigned long)kpp, (unsigned long *)(detour + X86_DETOUR_POINT));
 	text_poke_copy(slot, detour, ret);
 
 	/* What the jump will cover; the int3 covers the first byte. */
@@ -369,7 +371,8 @@ void arch_optimize_kprobe_points(struct list_head *points)
 
 	mutex_lock(&text_mutex);
 	list_for_each_entry(kpp, points, opt_node) {
-		__text_gen_insn(jmp, JMP32_INSN_OPCODE, kpp->addr, kpp->opt.detour,
+		__text_gen_insn(jmp, JMP32_INSN_OPCODE, kpp->addr,
+				(u8 *)kpp->opt.detour + X86_DETOUR_ENTRY,
 				JMP32_INSN_SIZE);
 		text_poke_queue(kpp->addr, jmp, JMP32_INSN_SIZE, NULL);
 	}
@@ -415,34 +418,56 @@ unsigned long x86_opt_resume_addr(struct kprobe_point *kpp)
 
 NOKPROBE_SYMBOL(x86_opt_resume_addr);
 
+/*
+ * A pre_handler moved regs->ip (and asked to resume there) or regs->sp:
+ * kprobe_opt_entry returns to *regs->sp, so put the address to resume at
+ * just below the stack pointer to resume with.  @sp is the probed code's
+ * stack pointer: the room below it is the detour's, not the function's.
+ */
+static void x86_opt_resume_at(struct pt_regs *regs, unsigned long sp,
+			      unsigned long resume)
+{
+	if (WARN_ON_ONCE(regs->sp < sp)) {
+		/* Not there: the return address still holds the region. */
+		regs->sp = sp - sizeof(long);
+		return;
+	}
+	regs->sp -= sizeof(long);
+	*(unsigned long *)regs->sp = resume;
+}
+
+NOKPROBE_SYMBOL(x86_opt_resume_at);
+
 /**
  * kprobe_opt_callback() - the C half of kprobe_opt_entry
  * @regs: the registers kprobe_opt_entry saved; just above them is the
- *	return address of its call, which points at the detour's point
+ *	return address of its call: the detour's relocated region, which
+ *	the point's address precedes
+ *
+ * The fast path changes nothing but regs->sp, by one word: kprobe_opt_entry
+ * then returns to the relocated region.
  *
  * Context: a detour, any context the probed code runs in.
  */
 __visible void kprobe_opt_callback(struct pt_regs *regs)
 {
 	unsigned long *ret_slot = (unsigned long *)(regs + 1);
-	struct kprobe_point *kpp = *(struct kprobe_point **)*ret_slot;
-	unsigned long resume = *ret_slot + sizeof(kpp);
+	unsigned long body = *ret_slot;
+	struct kprobe_point *kpp =
+		*(struct kprobe_point **)(body - X86_DETOUR_BODY);
+	unsigned long sp = (unsigned long)(ret_slot + 1);
 
 	/* As a breakpoint hit at the point would show them */
-	regs->sp = (unsigned long)(ret_slot + 1);
+	regs->sp = sp;
 	regs->ip = (unsigned long)kpp->addr + INT3_INSN_SIZE;
 	preempt_disable();
-	if (kprobe_opt_hit(kpp, regs)) {
-		/* Resuming at regs->ip needs the room below regs->sp. */
-		if (!WARN_ON_ONCE(regs->sp < (unsigned long)(ret_slot + 1)))
-			resume = regs->ip;
-		else
-			regs->sp = (unsigned long)(ret_slot + 1);
-	}
+	if (unlikely(kprobe_opt_hit(kpp, regs)))
+		x86_opt_resume_at(regs, sp, regs->ip);
+	else if (likely(regs->sp == sp))
+		regs->sp = (unsigned long)ret_slot;
+	else
+		x86_opt_resume_at(regs, sp, body);
 	preempt_enable();
-	/* kprobe_opt_entry returns to *regs->sp, with regs->sp above it */
-	regs->sp -= sizeof(long);
-	*(unsigned long *)regs->sp = resume;
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
