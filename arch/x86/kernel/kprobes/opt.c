@@ -20,7 +20,8 @@
  * no branch of the function (its cold part included) targets the inside of
  * it, and the function has no indirect jump whose targets are unknown; and
  * it overlaps no text that jump labels, static calls, alternatives or
- * ftrace patch.
+ * ftrace patch, nor a BUG()/WARN() site (a ud2 that report_bug() finds by
+ * its address, which a copy in the detour would not have).
  *
  * Writing the jumps (arch_optimize_kprobe_points()), once the optimizer
  * made sure nobody is inside the regions: every point's int3 is already in
@@ -41,6 +42,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/bug.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -208,10 +210,32 @@ static bool x86_opt_fixup_inside(unsigned long rstart, unsigned long rend)
 	return ret;
 }
 
+/* Is an instruction in [@rstart, @rend) the ud2 of a BUG() or WARN()? */
+static bool x86_opt_bug_site(unsigned long rstart, unsigned long rend)
+{
+	u8 buf[MAX_INSN_SIZE];
+	unsigned long cur;
+	struct insn insn;
+
+	if (!IS_ENABLED(CONFIG_GENERIC_BUG))
+		return false;
+	for (cur = rstart; cur < rend; cur += insn.length) {
+		if (find_bug(cur))
+			return true;
+		/* Undecodable: x86_opt_relocate() refuses it. */
+		if (x86_read_original_insn(buf, cur) ||
+		    insn_decode_kernel(&insn, buf) < 0)
+			return false;
+	}
+	return false;
+}
+
 static bool x86_opt_reserved(unsigned long rstart, unsigned long rend)
 {
 	bool reserved;
 
+	if (x86_opt_bug_site(rstart, rend))
+		return true;
 	jump_label_lock();
 	reserved = jump_label_text_reserved((void *)rstart, (void *)rend - 1);
 	jump_label_unlock();
