@@ -21,7 +21,14 @@
  * no branch of the function (its cold part included) targets the inside of
  * it, and the function has no indirect jump whose targets are unknown; and
  * it overlaps no text that jump labels, static calls, alternatives or
- * ftrace patch.
+ * ftrace patch, nor a BUG()/WARN() site (a ud2 that report_bug() finds by
+ * its address, which a copy in the detour would not have).
+ *
+ * The kernel's alternatives are applied before anything can be probed, but
+ * their sites stay text the kernel regards as its own to rewrite; their
+ * table, .altinstructions, is init data, so their places are kept in a
+ * table of ours made at boot.  A module's are applied before its text can
+ * be probed and are not kept: its sites are not refused.
  *
  * Writing the jumps (arch_optimize_kprobe_points()), once the optimizer
  * made sure nobody is inside the regions: every point's int3 is already in
@@ -42,6 +49,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/bug.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -49,6 +57,8 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/static_call.h>
 #include <asm/alternative.h>
 #include <asm/insn.h>
@@ -209,10 +219,93 @@ static bool x86_opt_fixup_inside(unsigned long rstart, unsigned long rend)
 	return ret;
 }
 
+/* An alternatives site of the kernel: where, and how many bytes */
+struct x86_alt_site {
+	unsigned long addr;
+	unsigned long len;
+};
+
+/* Sorted by address; NULL until x86_opt_alt_sites_init() (or no memory) */
+static struct x86_alt_site *x86_alt_sites;
+static unsigned int x86_nr_alt_sites;
+
+static int x86_alt_site_cmp(const void *a, const void *b)
+{
+	const struct x86_alt_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int __init x86_opt_alt_sites_init(void)
+{
+	unsigned int n = __alt_instructions_end - __alt_instructions, i;
+	struct x86_alt_site *sites;
+	struct alt_instr *a;
+
+	sites = kvmalloc_array(n, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return -ENOMEM;
+	for (i = 0, a = __alt_instructions; i < n; i++, a++) {
+		sites[i].addr = (unsigned long)&a->instr_offset + a->instr_offset;
+		sites[i].len = a->instrlen;
+	}
+	sort(sites, n, sizeof(*sites), x86_alt_site_cmp, NULL);
+	x86_nr_alt_sites = n;
+	x86_alt_sites = sites;
+	return 0;
+}
+early_initcall(x86_opt_alt_sites_init);
+
+/* Does [@rstart, @rend) overlap an alternatives site of the kernel? */
+static bool x86_opt_alt_site(unsigned long rstart, unsigned long rend)
+{
+	unsigned int lo = 0, hi = x86_nr_alt_sites, mid;
+
+	if (!core_kernel_text(rstart))
+		return false;
+	if (!x86_alt_sites)
+		return true;		/* cannot tell */
+	/* The first site that could reach @rstart (instrlen is a u8) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (x86_alt_sites[mid].addr + U8_MAX <= rstart)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x86_nr_alt_sites && x86_alt_sites[lo].addr < rend; lo++) {
+		if (x86_alt_sites[lo].addr + x86_alt_sites[lo].len > rstart)
+			return true;
+	}
+	return false;
+}
+
+/* Is an instruction in [@rstart, @rend) the ud2 of a BUG() or WARN()? */
+static bool x86_opt_bug_site(unsigned long rstart, unsigned long rend)
+{
+	u8 buf[MAX_INSN_SIZE];
+	unsigned long cur;
+	struct insn insn;
+
+	if (!IS_ENABLED(CONFIG_GENERIC_BUG))
+		return false;
+	for (cur = rstart; cur < rend; cur += insn.length) {
+		if (find_bug(cur))
+			return true;
+		/* Undecodable: x86_opt_relocate() refuses it. */
+		if (x86_read_original_insn(buf, cur) ||
+		    insn_decode_kernel(&insn, buf) < 0)
+			return false;
+	}
+	return false;
+}
+
 static bool x86_opt_reserved(unsigned long rstart, unsigned long rend)
 {
 	bool reserved;
 
+	if (x86_opt_bug_site(rstart, rend) || x86_opt_alt_site(rstart, rend))
+		return true;
 	jump_label_lock();
 	reserved = jump_label_text_reserved((void *)rstart, (void *)rend - 1);
 	jump_label_unlock();
