@@ -290,12 +290,14 @@ static bool x86_opt_bug_site(unsigned long rstart, unsigned long rend)
 	if (!IS_ENABLED(CONFIG_GENERIC_BUG))
 		return false;
 	for (cur = rstart; cur < rend; cur += insn.length) {
-		if (find_bug(cur))
-			return true;
 		/* Undecodable: x86_opt_relocate() refuses it. */
 		if (x86_read_original_insn(buf, cur) ||
 		    insn_decode_kernel(&insn, buf) < 0)
 			return false;
+		/* find_bug() is a linear search: only for a ud2 */
+		if (insn.opcode.bytes[0] == 0x0f &&
+		    insn.opcode.bytes[1] == 0x0b && find_bug(cur))
+			return true;
 	}
 	return false;
 }
