@@ -586,12 +586,10 @@ EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
  */
 static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 {
-	bool reserved;
+	unsigned long at = (unsigned long)addr;
 
-	jump_label_lock();
-	reserved = jump_label_text_reserved(addr, addr);
-	jump_label_unlock();
-	return reserved || static_call_text_reserved(addr, addr) ||
+	return kprobe_jump_label_reserved(at, at) ||
+	       static_call_text_reserved(addr, addr) ||
 	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
 	       arch_kprobe_text_reserved(addr);
 }

@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/bsearch.h>
+#include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -431,3 +432,106 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
 {
 	return kprobe_blacklist_add_range(start, end);
 }
+
+/*
+ * Jump label sites, by address.  jump_label_text_reserved() decodes the
+ * instruction of every entry of the kernel's table below the address (the
+ * table is sorted by key, not by address): on a distribution's kernel,
+ * tens of thousands of decodes for each probe registered.  The kernel's
+ * own sites never move, so the first check makes an index of them sorted
+ * by address; a module's sites, which are few, are left to
+ * jump_label_text_reserved().
+ */
+#ifdef CONFIG_JUMP_LABEL
+/* No jump label instruction is longer */
+#define KPROBE_JUMP_SITE_MAX	16
+
+/* Indices into __start___jump_table, by address (kprobe_mutex) */
+static u32 *kprobe_jump_index;
+static unsigned int kprobe_nr_jumps;
+static bool kprobe_jump_index_failed;
+
+static unsigned long kprobe_jump_code(u32 i)
+{
+	return jump_entry_code(__start___jump_table + i);
+}
+
+static int kprobe_jump_cmp(const void *a, const void *b)
+{
+	unsigned long x = kprobe_jump_code(*(const u32 *)a);
+	unsigned long y = kprobe_jump_code(*(const u32 *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+static bool kprobe_jump_index_build_locked(void)
+{
+	unsigned int n = __stop___jump_table - __start___jump_table, i;
+	u32 *index;
+
+	if (kprobe_jump_index || kprobe_jump_index_failed)
+		return kprobe_jump_index;
+	index = kvmalloc_array(n ?: 1, sizeof(*index), GFP_KERNEL);
+	if (!index) {
+		kprobe_jump_index_failed = true;
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		index[i] = i;
+	sort(index, n, sizeof(*index), kprobe_jump_cmp, NULL);
+	kprobe_nr_jumps = n;
+	kprobe_jump_index = index;
+	return true;
+}
+
+/**
+ * kprobe_jump_label_reserved() - does a jump label site overlap a range?
+ * @start: first byte of the range
+ * @end: last byte of the range
+ *
+ * jump_label_text_reserved(), in logarithmic time for the kernel's text.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: true if a jump label instruction overlaps [@start, @end].
+ */
+bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
+{
+	unsigned int lo = 0, hi, mid;
+	struct jump_entry *entry;
+	bool reserved;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (is_module_text_address(start) || !kprobe_jump_index_build_locked()) {
+		jump_label_lock();
+		reserved = jump_label_text_reserved((void *)start, (void *)end);
+		jump_label_unlock();
+		return reserved;
+	}
+	/* The first site that could reach @start */
+	hi = kprobe_nr_jumps;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (kprobe_jump_code(kprobe_jump_index[mid]) <
+		    start - KPROBE_JUMP_SITE_MAX + 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < kprobe_nr_jumps; lo++) {
+		entry = __start___jump_table + kprobe_jump_index[lo];
+		if (jump_entry_code(entry) > end)
+			break;
+		/* As jump_label_text_reserved(): init text is gone at run time */
+		if (jump_entry_is_init(entry) && system_state >= SYSTEM_RUNNING)
+			continue;
+		if (jump_entry_code(entry) + jump_entry_size(entry) > start)
+			return true;
+	}
+	return false;
+}
+#else
+bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
+{
+	return false;
+}
+#endif

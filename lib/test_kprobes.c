@@ -485,6 +485,34 @@ static bool kpt_is_jump_label_site(void *addr)
 	return ret;
 }
 
+/*
+ * kprobe_jump_label_reserved() answers as jump_label_text_reserved() on
+ * every byte around a sample of the kernel's jump label sites.
+ */
+static void kpt_jump_label_index(struct kunit *test)
+{
+#ifdef CONFIG_JUMP_LABEL
+	unsigned int n = __stop___jump_table - __start___jump_table, i;
+	unsigned long code, at;
+	int checked = 0;
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < n; i += max(n / 64, 1U)) {
+		code = jump_entry_code(__start___jump_table + i);
+		for (at = code - 8; at < code + 8; at++) {
+			KUNIT_EXPECT_EQ_MSG(test, kprobe_jump_label_reserved(at, at),
+					    kpt_is_jump_label_site((void *)at),
+					    "at %pS", (void *)at);
+			checked++;
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	KUNIT_EXPECT_GT(test, checked, 0);
+#else
+	kunit_skip(test, "no CONFIG_JUMP_LABEL");
+#endif
+}
+
 static bool kpt_is_bug_site(void *addr)
 {
 	return find_bug((unsigned long)addr);
@@ -2540,6 +2568,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_register_refused_symbol, kpt_refused_gen_params),
 	KUNIT_CASE(kpt_register_non_text),
 	KUNIT_CASE(kpt_register_jump_label_site),
+	KUNIT_CASE(kpt_jump_label_index),
 	KUNIT_CASE(kpt_register_bug_site),
 	KUNIT_CASE(kpt_handlers_preemption_disabled),
 	KUNIT_CASE(kpt_kprobe_running_in_handler),

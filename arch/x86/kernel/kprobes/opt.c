@@ -306,12 +306,9 @@ static bool x86_opt_reserved(unsigned long rstart, unsigned long rend)
 {
 	bool reserved;
 
-	if (x86_opt_bug_site(rstart, rend) || x86_opt_alt_site(rstart, rend))
-		return true;
-	jump_label_lock();
-	reserved = jump_label_text_reserved((void *)rstart, (void *)rend - 1);
-	jump_label_unlock();
-	if (reserved || static_call_text_reserved((void *)rstart, (void *)rend - 1) ||
+	if (x86_opt_bug_site(rstart, rend) || x86_opt_alt_site(rstart, rend) ||
+	    kprobe_jump_label_reserved(rstart, rend - 1) ||
+	    static_call_text_reserved((void *)rstart, (void *)rend - 1) ||
 	    ftrace_text_reserved((void *)rstart, (void *)rend - 1))
 		return true;
 	mutex_lock(&text_mutex);
