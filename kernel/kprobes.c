@@ -699,7 +699,7 @@ static void kprobe_hash_add_locked(struct kprobe_point *kpp)
 	if (++kprobe_nr_hashed > (1U << h->bits))
 		kprobe_hash_resize_locked(h->bits + 1);
 	/* An optimized neighbour whose jump covers @kpp goes back to int3. */
-	kprobe_opt_neighbours_locked(kpp->addr);
+	kprobe_opt_neighbours_locked(kpp, true);
 }
 
 /* Unhash @kpp; it leaves kprobe_points for the caller's list @to. */
@@ -715,7 +715,7 @@ static void kprobe_hash_del_locked(struct kprobe_point *kpp,
 	    h->bits > KPROBE_HASH_MIN_BITS)
 		kprobe_hash_resize_locked(h->bits - 1);
 	/* The neighbours @kpp kept from being optimized may be now. */
-	kprobe_opt_neighbours_locked(kpp->addr);
+	kprobe_opt_neighbours_locked(kpp, false);
 }
 
 /**

@@ -80,7 +80,7 @@ void kprobe_opt_init_point(struct kprobe_point *kpp);
 void kprobe_opt_release_point(struct kprobe_point *kpp);
 void kprobe_opt_update_locked(struct kprobe_point *kpp);
 void kprobe_opt_cancel_locked(struct kprobe_point *kpp);
-void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr);
+void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added);
 #else
 static inline void kprobe_opt_init_point(struct kprobe_point *kpp)
 {
@@ -98,7 +98,8 @@ static inline void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
 {
 }
 
-static inline void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr)
+static inline void kprobe_opt_neighbours_locked(struct kprobe_point *kpp,
+						bool added)
 {
 }
 #endif

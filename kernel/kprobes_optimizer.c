@@ -97,6 +97,8 @@ static bool kprobe_opt_blocked(struct kprobe_point *kpp)
 	struct kprobe_point *other;
 	unsigned int i;
 
+	if (!kpp->opt_near)
+		return false;
 	for (i = 1; i < kpp->opt_len; i++) {
 		if (kprobe_point_lookup(kpp->addr + i))
 			return true;
@@ -189,24 +191,34 @@ void kprobe_opt_update_locked(struct kprobe_point *kpp)
 }
 
 /**
- * kprobe_opt_neighbours_locked() - a point appeared or went at @addr
- * @addr: its address
+ * kprobe_opt_neighbours_locked() - a point was hashed or unhashed
+ * @kpp: the point
+ * @added: it was hashed (else it is gone from the hash)
  *
- * The points whose region could cover @addr, or be covered by a region
- * starting at @addr, are looked at again.
+ * The points whose region could cover @kpp's address, or be covered by a
+ * region starting there, are looked at again; a new point and those it
+ * finds are marked opt_near.  A point that goes without ever having been
+ * near another needs no look.
  *
  * Context: kprobe_mutex held, may sleep.
  */
-void kprobe_opt_neighbours_locked(kprobe_opcode_t *addr)
+void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added)
 {
 	struct kprobe_point *other;
 	int i;
 
 	lockdep_assert_held(&kprobe_mutex);
+	if (!added && !kpp->opt_near)
+		return;
 	for (i = 1 - KPROBE_OPT_MAX_LEN; i < KPROBE_OPT_MAX_LEN; i++) {
-		other = i ? kprobe_point_lookup(addr + i) : NULL;
-		if (other)
-			kprobe_opt_update_locked(other);
+		other = i ? kprobe_point_lookup(kpp->addr + i) : NULL;
+		if (!other)
+			continue;
+		if (added) {
+			kpp->opt_near = true;
+			other->opt_near = true;
+		}
+		kprobe_opt_update_locked(other);
 	}
 }
 

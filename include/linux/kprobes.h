@@ -206,6 +206,9 @@ enum kprobe_opt_refusal {
  *	the hit path)
  * @opt_refused: &enum kprobe_opt_refusal, once the arch looked (kprobe_mutex)
  * @opt_len: bytes of text the jump replaces, once prepared (kprobe_mutex)
+ * @opt_near: another point was found within KPROBE_OPT_MAX_LEN bytes when
+ *	one of the two was hashed; until then no neighbour can block the
+ *	point or be blocked by it (kprobe_mutex)
  * @opt_node: entry in the optimizer's queue (kprobe_mutex)
  * @opt: the arch's detour (kprobe_mutex; immutable while not NONE)
  * @rcu: delays the release until no task can be running its slot
@@ -231,6 +234,7 @@ struct kprobe_point {
 	u8 opt_state;
 	u8 opt_refused;
 	u8 opt_len;
+	bool opt_near;
 	struct list_head opt_node;
 	struct arch_optimized_insn opt;
 #endif

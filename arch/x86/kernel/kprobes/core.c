@@ -573,11 +573,17 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 
 /*
  * int3s written and lifted since the last commit.  They are applied by
- * arch_kprobes_commit(), those that share a page of text with one
- * text_poke() (the bytes between them written back as they are), and made
- * visible to every CPU with one text_poke_sync().  (kprobe_mutex)
+ * arch_kprobes_commit(), those that share a page of text and lie within
+ * X86_POKE_GAP bytes of each other with one text_poke() (the bytes between
+ * them written back as they are), and made visible to every CPU with one
+ * text_poke_sync().  (kprobe_mutex)
+ *
+ * A text_poke() costs about as much as copying a few hundred bytes (it
+ * maps the page, and reads back what it wrote): farther apart, two pokes
+ * are cheaper apart.
  */
 #define X86_POKE_BATCH	512
+#define X86_POKE_GAP	256
 
 static struct x86_poke {
 	unsigned long addr;
@@ -597,6 +603,18 @@ static int x86_poke_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : 1;
 }
 
+/* Are the pokes in order already (often: kallsyms order)? */
+static bool x86_pokes_sorted(void)
+{
+	unsigned int i;
+
+	for (i = 1; i < x86_nr_pokes; i++) {
+		if (x86_pokes[i].addr < x86_pokes[i - 1].addr)
+			return false;
+	}
+	return true;
+}
+
 /* Write what is queued; no CPU is certain to see it before a sync. */
 static void x86_write_pokes(void)
 {
@@ -604,12 +622,15 @@ static void x86_write_pokes(void)
 	unsigned long lo, len;
 
 	lockdep_assert_held(&kprobe_mutex);
-	sort(x86_pokes, x86_nr_pokes, sizeof(*x86_pokes), x86_poke_cmp, NULL);
+	if (!x86_pokes_sorted())
+		sort(x86_pokes, x86_nr_pokes, sizeof(*x86_pokes),
+		     x86_poke_cmp, NULL);
 	mutex_lock(&text_mutex);
 	for (i = 0; i < x86_nr_pokes; i = j) {
 		lo = x86_pokes[i].addr;
 		for (j = i + 1; j < x86_nr_pokes; j++) {
-			if ((x86_pokes[j].addr ^ lo) & PAGE_MASK)
+			if (((x86_pokes[j].addr ^ lo) & PAGE_MASK) ||
+			    x86_pokes[j].addr - x86_pokes[j - 1].addr > X86_POKE_GAP)
 				break;
 		}
 		len = x86_pokes[j - 1].addr - lo + 1;
