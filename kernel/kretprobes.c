@@ -25,9 +25,10 @@
  * A list is only pushed to by its own CPU, so it is enough that nothing on
  * this CPU gives an instance back in the middle of a take:
  *
- *  - a take runs with interrupts disabled (an entry hit may come from
- *    ftrace or from an optimized probe, where they are on), so no
- *    interrupt, softirq or task switch can return an instance meanwhile;
+ *  - a take runs with interrupts disabled, as every entry hit does (the
+ *    breakpoint exception, and the x86 detour and ftrace handler, which
+ *    mask them for that), so no interrupt, softirq or task switch can
+ *    return an instance meanwhile;
  *  - a take runs inside a probe hit (current_kprobe set), so an NMI that
  *    hits an entry probe only counts a miss: it holds no instance it could
  *    give back.
@@ -351,12 +352,10 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	struct kretprobe_instance *ri;
-	unsigned long flags;
 
 	/* See "Instance pool" */
-	local_irq_save(flags);
+	lockdep_assert_irqs_disabled();
 	ri = kretprobe_pool_get(rp->pool);
-	local_irq_restore(flags);
 	if (unlikely(!ri)) {
 		/* Several CPUs may find the pool empty at once: count them all. */
 		int old = READ_ONCE(rp->nmissed);

@@ -425,6 +425,29 @@ static nokprobe_inline bool kprobe_rcu_watching(void)
 #endif
 }
 
+/*
+ * A hit without an exception (x86 detour, ftrace) masks interrupts, as the
+ * breakpoint exception would, and tells lockdep as irqentry_nmi_enter()
+ * does: lockdep's view may differ from the flags (the idle loop has them
+ * masked while lockdep counts them on).  Returns lockdep's view, for
+ * kprobe_lockdep_irqs_restore().  Both compile to nothing without lockdep.
+ */
+static __always_inline bool kprobe_lockdep_irqs_off(void)
+{
+	bool on = lockdep_hardirqs_enabled();
+
+	lockdep_hardirqs_off(CALLER_ADDR0);
+	return on;
+}
+
+static __always_inline void kprobe_lockdep_irqs_restore(bool on)
+{
+	if (on) {
+		lockdep_hardirqs_on_prepare();
+		lockdep_hardirqs_on(CALLER_ADDR0);
+	}
+}
+
 static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
 {
 	if (likely(kprobe_rcu_watching()))

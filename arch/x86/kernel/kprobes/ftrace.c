@@ -17,7 +17,8 @@
  *
  * A hit while this CPU is inside another probe, or that ftrace finds
  * recursing, counts as missed.  ftrace calls this with interrupts as the
- * function had them; preemption is disabled by the recursion lock.
+ * function had them; the hit masks them, as a breakpoint hit would, and
+ * preemption is disabled by the recursion lock.
  */
 
 #include <linux/ftrace.h>
@@ -56,9 +57,9 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
+	unsigned long flags, irq_flags;
+	bool need_post, rcu, lockdep_on;
 	struct kprobe_point *kpp;
-	unsigned long flags;
-	bool need_post, rcu;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -66,6 +67,9 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		x86_kprobe_ftrace_missed(ip);
 		return;
 	}
+	/* Interrupts masked, as on a breakpoint hit (see kretprobes.c) */
+	raw_local_irq_save(irq_flags);
+	lockdep_on = kprobe_lockdep_irqs_off();
 	rcu = kprobe_rcu_enter(&flags);
 
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
@@ -93,6 +97,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	kprobe_replay_done(kpp, regs, kcb);
 out:
 	kprobe_rcu_exit(rcu, flags);
+	kprobe_lockdep_irqs_restore(lockdep_on);
+	raw_local_irq_restore(irq_flags);
 	ftrace_test_recursion_unlock(bit);
 }
 

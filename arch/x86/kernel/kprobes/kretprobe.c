@@ -10,9 +10,10 @@
  *      meeting that address asks kretprobe_find_ret_addr() for the real
  *      one;
  *   2. saves the registers as a struct pt_regs;
- *   3. calls kretprobe_trampoline_callback(), which runs the handlers and
- *      writes the real return address over the one pushed in step 1, and
- *      fills in regs->ip and regs->sp;
+ *   3. sets regs->sp to where the stack pointer was at the return, calls
+ *      kretprobe_trampoline_handler(), which runs the handlers and fills
+ *      in regs->ip, and writes the real return address it returns over
+ *      the one pushed in step 1;
  *   4. restores the registers (and the flags, which a handler may change)
  *      and returns to the real return address.
  *
@@ -23,11 +24,12 @@
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <asm/asm.h>
-#include <linux/linkage.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
 
-__visible void kretprobe_trampoline_callback(struct pt_regs *regs);
+/* The pt_regs layout the trampoline's step 3 writes into */
+static_assert(offsetof(struct pt_regs, sp) == 19 * 8);
+static_assert(sizeof(struct pt_regs) == 21 * 8);
 
 /*
  * Entered on one task and left on another: the return would look for its
@@ -48,7 +50,7 @@ asm(".pushsection .text\n"
 	"kretprobe_trampoline:\n"
 	/* Only ever reached by a ret: no ENDBR. */
 	ANNOTATE_NOENDBR
-	/* 1. The return address slot, rewritten by the callback */
+	/* 1. The return address slot, rewritten in step 3 */
 	"	pushq $kretprobe_trampoline\n"
 	UNWIND_HINT_FUNC
 	/* 2. struct pt_regs, from ss down to r15 */
@@ -73,9 +75,12 @@ asm(".pushsection .text\n"
 	"	pushq %r13\n"
 	"	pushq %r14\n"
 	"	pushq %r15\n"
-	/* 3. */
+	/* 3. "pushq %rsp" saved the return slot's address - 8 */
+	"	addq $16, 19*8(%rsp)\n"
 	"	movq %rsp, %rdi\n"
-	"	call kretprobe_trampoline_callback\n"
+	"	leaq 21*8(%rsp), %rsi\n"
+	"	call kretprobe_trampoline_handler\n"
+	"	movq %rax, 21*8(%rsp)\n"
 	/* 4. */
 	"	popq %r15\n"
 	"	popq %r14\n"
@@ -102,24 +107,6 @@ asm(".pushsection .text\n"
 );
 
 NOKPROBE_SYMBOL(kretprobe_trampoline);
-
-/**
- * kretprobe_trampoline_callback() - the C half of the return trampoline
- * @regs: the registers the trampoline saved; just above them is the slot
- *	of the return address
- *
- * Context: return path of a kretprobed function.
- */
-__visible void kretprobe_trampoline_callback(struct pt_regs *regs)
-{
-	unsigned long *ret_slot = (unsigned long *)(regs + 1);
-
-	/* Where the stack pointer was when the function returned */
-	regs->sp = (unsigned long)(ret_slot + 1);
-	*ret_slot = kretprobe_trampoline_handler(regs, ret_slot);
-}
-
-NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
 
 /* Another kretprobe on this function got here first. */
 static noinline kprobe_opcode_t *x86_kretprobe_real_ret(unsigned long *sp)

@@ -548,6 +548,8 @@ __visible void kprobe_opt_callback(struct pt_regs *regs)
 	struct kprobe_point *kpp =
 		*(struct kprobe_point **)(body - X86_DETOUR_BODY);
 	unsigned long sp = (unsigned long)(ret_slot + 1);
+	/* kprobe_opt_entry masked interrupts: lockdep learns it here. */
+	bool lockdep_on = kprobe_lockdep_irqs_off();
 
 	/* As a breakpoint hit at the point would show them */
 	regs->sp = sp;
@@ -560,6 +562,8 @@ __visible void kprobe_opt_callback(struct pt_regs *regs)
 	else
 		x86_opt_resume_at(regs, sp, body);
 	preempt_enable();
+	/* popfq gives the flags back, as the return from an exception */
+	kprobe_lockdep_irqs_restore(lockdep_on);
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);

@@ -7,7 +7,9 @@
  * its probe point is just before the call, and the function's stack is
  * just above the return address.  kprobe_opt_entry:
  *
- *   1. saves the registers as a struct pt_regs, as an exception would;
+ *   1. saves the registers as a struct pt_regs, as an exception would,
+ *      and masks interrupts, as the breakpoint exception does (the
+ *      kretprobe pool relies on it; popfq gives the flags back);
  *   2. calls kprobe_opt_callback(), which fills in regs->ip and regs->sp
  *      as a breakpoint hit would have them, runs the pre_handlers, and
  *      leaves in regs->sp the stack pointer to resume with, minus the
@@ -38,6 +40,7 @@ SYM_CODE_START(kprobe_opt_entry)
 	pushq	$__KERNEL_DS
 	pushq	%rsp
 	pushfq
+	cli
 	pushq	$__KERNEL_CS
 	pushq	$0
 	pushq	$-1
