@@ -4,8 +4,8 @@
 ARCH ?= x86_64
 export ARCH
 
-.PHONY: all deps tree build demo check checkpatch clean-tree consumers stock \
-	stock-consumers
+.PHONY: all deps tree build demo check checkpatch bench clean-tree consumers \
+	stock stock-consumers
 
 all: check
 
@@ -37,6 +37,9 @@ stock: deps
 
 stock-consumers: deps
 	@STOCK=1 harness/run-consumers.sh
+
+bench: deps
+	@harness/bench.sh
 
 clean-tree:
 	rm -rf $${KPROBES_CACHE:-/var/cache/kprobes-build}/tree $${KPROBES_CACHE:-/var/cache/kprobes-build}/build

@@ -6,6 +6,10 @@
 # + $VARIANT.config with VARIANT= (e.g. VARIANT=ftrace: a distribution-like
 # kernel).  STOCK=1 builds the pristine base tree instead of ours, out of
 # tree, with the same fragments (see lib.sh for the build directories).
+# Other kernels (harness/bench.sh) set KPROBES_SRC to another source tree
+# (such as the pristine base tree, built out of tree and never modified),
+# KPROBES_BUILD to their build directory and KPROBES_CONFIGS to their list
+# of configuration fragments.
 . "$(dirname "$0")/lib.sh"
 
 what="$ARCH${VARIANT:+ $VARIANT}"
@@ -15,30 +19,32 @@ if [ "$STOCK" = 1 ]; then
 else
 	"$REPO/harness/prepare-tree.sh" > /dev/null
 fi
+SRC=${KPROBES_SRC:-$TREE}
 
-case "$ARCH" in
-x86_64)	karch=x86_64; image=arch/x86/boot/bzImage; target=bzImage; cross= ;;
-arm64)	karch=arm64; image=arch/arm64/boot/Image; target=Image; cross=aarch64-linux-gnu- ;;
-*)	die "unknown ARCH=$ARCH" ;;
-esac
+[ -n "$KARCH" ] || die "unknown ARCH=$ARCH"
 
 mkdir -p "$BUILD"
 frag=$(mktemp)
 trap 'rm -f "$frag"' EXIT
-cat "$REPO/harness/configs/common.config" "$REPO/harness/configs/$ARCH.config" > "$frag"
-if [ -n "$VARIANT" ]; then
-	[ -f "$REPO/harness/configs/$VARIANT.config" ] ||
-		die "no harness/configs/$VARIANT.config for VARIANT=$VARIANT"
-	cat "$REPO/harness/configs/$VARIANT.config" >> "$frag"
+if [ -n "${KPROBES_CONFIGS:-}" ]; then
+	# shellcheck disable=SC2086 # a list of paths
+	cat $KPROBES_CONFIGS > "$frag"
+else
+	cat "$REPO/harness/configs/common.config" "$REPO/harness/configs/$ARCH.config" > "$frag"
+	if [ -n "$VARIANT" ]; then
+		[ -f "$REPO/harness/configs/$VARIANT.config" ] ||
+			die "no harness/configs/$VARIANT.config for VARIANT=$VARIANT"
+		cat "$REPO/harness/configs/$VARIANT.config" >> "$frag"
+	fi
 fi
 
 kmake() {
-	with_cpu make -C "$TREE" O="$BUILD" ARCH="$karch" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" -j"$JOBS" "$@"
+	with_cpu make -C "$SRC" O="$BUILD" ARCH="$KARCH" CROSS_COMPILE="$CROSS" \
+		CC="ccache ${CROSS}gcc" -j"$JOBS" "$@"
 }
 
 if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; then
-	say "configuring $what (allnoconfig + harness/configs)"
+	say "configuring $what in $BUILD (allnoconfig + harness/configs)"
 	kmake -s KCONFIG_ALLCONFIG="$frag" allnoconfig
 	missing=0
 	while read -r line; do
@@ -49,7 +55,7 @@ if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; the
 fi
 
 say "building $what kernel and modules in $BUILD (ccache; first build takes a while)"
-if ! kmake "$target" modules > "$BUILD/build.log" 2>&1; then
+if ! kmake "$IMAGE_TARGET" modules > "$BUILD/build.log" 2>&1; then
 	grep -E 'error|Error|warning:' "$BUILD/build.log" | head -n 40 >&2
 	die "kernel build failed; full log: $BUILD/build.log"
 fi
@@ -57,4 +63,4 @@ if [ "$STOCK" != 1 ] && grep -q 'warning:' "$BUILD/build.log"; then
 	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|kpt_' >&2 &&
 		die "compiler or objtool warnings in our code (see $BUILD/build.log)"
 fi
-echo "$BUILD/$image"
+echo "$BUILD/$IMAGE"

@@ -14,8 +14,17 @@ total_pass=0 total_fail=0
 
 count() {
 	local line=$1
-	total_pass=$((total_pass + $(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')))
-	total_fail=$((total_fail + $(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')))
+	local pass fail
+
+	pass=$(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
+	fail=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')
+	# A line that is not a summary (a build that failed) is a failure
+	if [ -z "$pass" ] || [ -z "$fail" ]; then
+		echo "no summary line in: $line"
+		fail=1 pass=0
+	fi
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
 }
 
 for arch in $arches; do
@@ -35,7 +44,7 @@ for arch in $arches; do
 	# The same kernel built like a distribution's, with the function
 	# tracer: the KUnit suites, the guest checks, the in-tree consumers
 	# and ftracetest (harness/run-consumers.sh)
-	if [ -z "$CHECK_NO_FTRACE" ]; then
+	if [ -z "${CHECK_NO_FTRACE:-}" ]; then
 		out=$(ARCH=$arch VARIANT=ftrace "$REPO/harness/run-consumers.sh") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"

@@ -14,6 +14,13 @@ for f in $files; do
 		--show-types -q $ignore -f "$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
 done
+# The benchmark module is kernel code too, though not part of the tree.
+bench_files=$(cd "$REPO" && ls harness/bench/module/*.[chS])
+for f in $bench_files; do
+	out=$(perl "$TREE/scripts/checkpatch.pl" --strict --no-tree --terse \
+		--show-types -q -f "$REPO/$f" 2>&1 | grep -E ': (ERROR|WARNING|CHECK):' || true)
+	[ -z "$out" ] || { echo "$out"; bad=1; }
+done
 for f in $(echo "$files" | grep -E '\.(c|h)$'); do
 	out=$(cd "$TREE" && perl scripts/kernel-doc -none "$f" 2>&1 || true)
 	[ -z "$out" ] || { echo "$out"; bad=1; }
@@ -34,7 +41,7 @@ ours_re=$(echo "$files" | sed 's/[.]/\\./g' | paste -sd '|')
 sparse_check x86_64 x86 ""
 sparse_check arm64 arm64 aarch64-linux-gnu-
 if [ "$bad" = 0 ]; then
-	echo "checkpatch --strict, kernel-doc and sparse: clean ($(echo "$files" | wc -w) files)"
+	echo "checkpatch --strict, kernel-doc and sparse: clean ($(echo "$files" $bench_files | wc -w) files)"
 else
 	echo "checkpatch --strict / kernel-doc / sparse: problems above"
 fi

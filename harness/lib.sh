@@ -11,14 +11,15 @@ ARCH=${ARCH:-x86_64}
 # VARIANT=NAME adds harness/configs/NAME.config to the fragments and builds
 # in its own directory; STOCK=1 builds the pristine base tree (the stock
 # kprobes, for comparison: built and run, never read) with the same
-# fragments.
+# fragments.  KPROBES_BUILD overrides the build directory (harness/bench.sh
+# builds its own kernels elsewhere).
 VARIANT=${VARIANT:-}
 STOCK=${STOCK:-0}
 if [ "$STOCK" = 1 ]; then
 	TREE=$PRISTINE
-	BUILD=$CACHE/build/stock-$ARCH${VARIANT:+-$VARIANT}
+	BUILD=${KPROBES_BUILD:-$CACHE/build/stock-$ARCH${VARIANT:+-$VARIANT}}
 else
-	BUILD=$CACHE/build/$ARCH${VARIANT:+-$VARIANT}
+	BUILD=${KPROBES_BUILD:-$CACHE/build/$ARCH${VARIANT:+-$VARIANT}}
 fi
 JOBS=${JOBS:-$(nproc)}
 
@@ -50,6 +51,13 @@ our_files() {
 		while read -r f; do [ -f "$f" ] && echo "$f"; done) || true
 }
 
+# The kernel's name for $ARCH, its cross compiler prefix, its image.
+case "$ARCH" in
+x86_64)	KARCH=x86_64 CROSS='' IMAGE=arch/x86/boot/bzImage IMAGE_TARGET=bzImage ;;
+arm64)	KARCH=arm64 CROSS=aarch64-linux-gnu- IMAGE=arch/arm64/boot/Image IMAGE_TARGET=Image ;;
+*)	KARCH='' CROSS='' IMAGE='' IMAGE_TARGET='' ;;
+esac
+
 # ccache hits across checkouts and caches: paths below this are hashed
 # relative to the build directory.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
@@ -57,7 +65,16 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$CACHE")}
 # A kernel build or a QEMU run keeps both cores busy: run one at a time on
 # this machine, whatever checkout or cache it comes from.
 CPU_LOCK=${KPROBES_CPU_LOCK:-/tmp/kprobes-cpu.lock}
-with_cpu() { flock "$CPU_LOCK" "$@"; }
+# A script that holds the lock for a whole sequence of builds and runs
+# (harness/bench.sh) exports KPROBES_CPU_LOCK_HELD=1, so that what it runs
+# does not queue for the lock again.
+with_cpu() {
+	if [ "${KPROBES_CPU_LOCK_HELD:-}" = 1 ]; then
+		"$@"
+	else
+		flock "$CPU_LOCK" "$@"
+	fi
+}
 
 # Extract Debian's linux-source-6.1 into $PRISTINE, once.
 extract_pristine() {

@@ -5,7 +5,9 @@
 #   run-qemu.sh IMAGE GUEST-SCRIPT LOG
 #
 # The guest powers off by itself (reboot -f with -no-reboot); a run that
-# hangs is killed after $QEMU_TIMEOUT seconds.
+# hangs is killed after $QEMU_TIMEOUT seconds.  SMP sets the number of
+# vCPUs, GUEST_MODULES the modules to put in the guest's /modules (default:
+# the kprobes samples of $BUILD), QEMU_EXTRA more QEMU options.
 . "$(dirname "$0")/lib.sh"
 
 image=$1 script=$2 log=$3
@@ -28,10 +30,15 @@ for app in sh mount cat echo grep insmod rmmod lsmod sleep true dmesg mkdir \
 	   reboot sed wc head tail test printf cut tr seq ls uname sync dd \
 	   id find sort dirname basename date mktemp tee kill expr modprobe \
 	   umount ping usleep ip ifconfig xargs rm rmdir pwd ln awk chmod \
-	   env timeout readlink stat od uniq; do
+	   env timeout readlink stat od uniq sysctl; do
 	ln -s busybox "$root/bin/$app"
 done
-find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
+if [ -n "${GUEST_MODULES:-}" ]; then
+	# shellcheck disable=SC2086 # a list of paths
+	cp $GUEST_MODULES "$root/modules/"
+else
+	find "$BUILD" -name '*.ko' -path '*samples/kprobes*' -exec cp {} "$root/modules/" \;
+fi
 # Every module, installed for modprobe (ftracetest's kprobe_module.tc
 # loads trace-printk)
 krel=$(cat "$BUILD/include/config/kernel.release")
@@ -95,7 +102,8 @@ DEFAULT_CMDLINE="kprobe_event=p:kpt/xbc,_xbc_exit"
 
 say "booting $ARCH in QEMU with $SMP vCPUs (log: $log)"
 set +e
-with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" \
+# shellcheck disable=SC2086 # QEMU_EXTRA is a list of options
+with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" ${QEMU_EXTRA:-} \
 	-nographic -no-reboot -monitor none -serial "file:$log" \
 	-kernel "$image" -initrd "$BUILD/initramfs.cpio" \
 	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE-$DEFAULT_CMDLINE} ${KERNEL_CMDLINE_EXTRA:-}" \

@@ -44,9 +44,10 @@
  *   1. unlink the kprobe from its point (list_del_rcu); if the point is
  *      now empty, its original instruction goes back;
  *   2. commit, then unhash the points left empty;
- *   3. synchronize_rcu(): every hit that could still see the kprobe or the
- *      point has finished its handlers, and no CPU is still executing the
- *      point's out-of-line slot (that runs with interrupts disabled);
+ *   3. kprobes_synchronize(), an expedited RCU grace period: every hit
+ *      that could still see the kprobe or the point has finished its
+ *      handlers, and no CPU is still executing the point's out-of-line
+ *      slot (that runs with interrupts disabled);
  *   4. after an RCU-tasks grace period (no task is left inside a boosted
  *      copy of the instruction, see kprobe_point_destroy()), free the
  *      slot and the point.
@@ -558,8 +559,9 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
 
 /*
- * Text that other subsystems patch, or that is a BUG()/WARN() site.  An
- * ftrace call site itself is not: a probe there is served by ftrace.
+ * Text that other subsystems patch.  An ftrace call site itself is not: a
+ * probe there is served by ftrace.  (A BUG()/WARN() site is a trapping
+ * instruction, which the arch refuses when it decodes it.)
  */
 static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 {
@@ -570,7 +572,6 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	jump_label_unlock();
 	return reserved || static_call_text_reserved(addr, addr) ||
 	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
-	       find_bug((unsigned long)addr) ||
 	       arch_kprobe_text_reserved(addr);
 }
 
@@ -612,6 +613,24 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 	return ret;
 }
 
+/**
+ * kprobes_synchronize() - wait until every hit in progress has ended
+ *
+ * An expedited RCU grace period: the same guarantee as synchronize_rcu()
+ * (every hit that began before it, a section with preemption disabled,
+ * has ended; and every CPU in a stepped copy, which runs with interrupts
+ * disabled, has left it), forced with an IPI to each CPU instead of
+ * waited for, a jiffy or more each time.  Unregistrations are rare, asked
+ * for by someone who waits for them, and cost the other CPUs a few
+ * microseconds each; with rcupdate.rcu_normal it is a normal one.
+ *
+ * Context: process context, may sleep.
+ */
+void kprobes_synchronize(void)
+{
+	synchronize_rcu_expedited();
+}
+
 /* ---------------------------------------------------------------------- */
 /* The table of points: see "Locking and ordering".                        */
 /* ---------------------------------------------------------------------- */
@@ -646,7 +665,7 @@ static void kprobe_hash_resize_locked(unsigned int bits)
 				   kprobe_bucket(new, kpp->addr));
 	rcu_assign_pointer(kprobe_hash, new);
 	/* Lookups on @old are done: its nodes may be relinked next time. */
-	synchronize_rcu();
+	kprobes_synchronize();
 	kvfree(old);
 }
 
@@ -830,7 +849,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		kprobes_commit_locked();
 		kprobe_retire_point_locked(kpp, &to_free);
 		/* A hit on the point may still see @p: the caller may free it. */
-		synchronize_rcu();
+		kprobes_synchronize();
 		kprobe_unregister_done(p);
 		kprobe_points_destroy(&to_free);
 	}
@@ -991,7 +1010,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	mutex_unlock(&kprobe_mutex);
 
 	/* Step 3: pairs with the RCU walks of the hit path. */
-	synchronize_rcu();
+	kprobes_synchronize();
 	for (i = 0; i < num; i++) {
 		if (kps[i])
 			kprobe_unregister_done(kps[i]);

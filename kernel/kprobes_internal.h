@@ -44,6 +44,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 			   bool on_func_entry);
 void unregister_kprobe_locked(struct kprobe *p);
 void kprobes_commit_locked(void);
+void kprobes_synchronize(void);
 void kprobe_retire_point_locked(struct kprobe_point *kpp,
 				struct list_head *to_free);
 void kprobe_forget_unregistered(struct kprobe *p);

@@ -648,7 +648,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	 * No entry hit is in flight any more, and every give-back that saw
 	 * a kretprobe has listed its instance (step 2 of "Lifetime").
 	 */
-	synchronize_rcu();
+	kprobes_synchronize();
 	for (i = 0; i < num; i++) {
 		rp = rps[i];
 		if (!rp || !rp->kp.point)

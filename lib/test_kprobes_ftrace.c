@@ -14,7 +14,9 @@
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/linkage.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 
 static struct {
@@ -37,10 +39,12 @@ static noinline __noipa int kpf_target(int a)
 	return a * 5;
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
 static noinline __noipa int kpf_target_ipmodify(int a)
 {
 	return a * 7;
 }
+#endif
 
 static int kpf_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -63,6 +67,7 @@ static unsigned long kpf_ftrace_site(void *fn)
 	return ftrace_location((unsigned long)fn);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
 static unsigned long kpf_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
 {
 	unsigned long sum = 0;
@@ -72,6 +77,7 @@ static unsigned long kpf_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
 		sum += per_cpu_ptr(kp->point->counts, cpu)->n[kind];
 	return sum;
 }
+#endif
 
 /* A probe on a function entry fires, with the function tracer built in. */
 static void kpf_entry_probe_fires(struct kunit *test)
@@ -156,14 +162,27 @@ static void kpf_with_function_tracer(struct kunit *test)
 }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * Where a pre_handler sends the function to return at once.  A handler
+ * served by ftrace may change regs->ip but not regs->sp (ftrace restores
+ * the stack pointer itself), so it cannot pop the return address; this
+ * does, as fail_function's just_return_func does.
+ */
+asmlinkage void kpf_just_return(void);
+asm(".pushsection .text, \"ax\"\n"
+	".type kpf_just_return, @function\n"
+	"kpf_just_return:\n"
+	ANNOTATE_NOENDBR
+	ASM_RET
+	".size kpf_just_return, . - kpf_just_return\n"
+	".popsection\n");
+
 /* A pre_handler that returns from the function, as fail_function does */
 static int kpf_pre_return(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&kpf.pre_hits);
 	regs_set_return_value(regs, -42);
-	/* At the entry, the return address is on the top of the stack. */
-	regs->ip = *(unsigned long *)regs->sp;
-	regs->sp += sizeof(long);
+	regs->ip = (unsigned long)kpf_just_return;
 	return 1;
 }
 

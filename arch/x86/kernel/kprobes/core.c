@@ -53,6 +53,7 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/moduleloader.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <asm/alternative.h>
 #include <asm/extable.h>
@@ -492,15 +493,73 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 	kpp->ainsn.insn = NULL;
 }
 
-static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
+/*
+ * int3s written and lifted since the last commit.  They are applied by
+ * arch_kprobes_commit(), those that share a page of text with one
+ * text_poke() (the bytes between them written back as they are), and made
+ * visible to every CPU with one text_poke_sync().  (kprobe_mutex)
+ */
+#define X86_POKE_BATCH	512
+
+static struct x86_poke {
+	unsigned long addr;
+	unsigned int seq;
+	u8 byte;
+} x86_pokes[X86_POKE_BATCH];
+static unsigned int x86_nr_pokes;
+static u8 x86_poke_buf[PAGE_SIZE];
+
+/* By address; for the same address, the later change last. */
+static int x86_poke_cmp(const void *a, const void *b)
 {
+	const struct x86_poke *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : 1;
+}
+
+/* Write what is queued; no CPU is certain to see it before a sync. */
+static void x86_write_pokes(void)
+{
+	unsigned int i, j, k;
+	unsigned long lo, len;
+
+	lockdep_assert_held(&kprobe_mutex);
+	sort(x86_pokes, x86_nr_pokes, sizeof(*x86_pokes), x86_poke_cmp, NULL);
 	mutex_lock(&text_mutex);
-	text_poke(addr, &byte, 1);
+	for (i = 0; i < x86_nr_pokes; i = j) {
+		lo = x86_pokes[i].addr;
+		for (j = i + 1; j < x86_nr_pokes; j++) {
+			if ((x86_pokes[j].addr ^ lo) & PAGE_MASK)
+				break;
+		}
+		len = x86_pokes[j - 1].addr - lo + 1;
+		/* Under text_mutex, nobody else changes these bytes. */
+		if (copy_from_kernel_nofault(x86_poke_buf, (void *)lo, len)) {
+			WARN_ONCE(1, "kprobes: cannot read the text at %pS\n",
+				  (void *)lo);
+			continue;
+		}
+		for (k = i; k < j; k++)
+			x86_poke_buf[x86_pokes[k].addr - lo] = x86_pokes[k].byte;
+		text_poke((void *)lo, x86_poke_buf, len);
+	}
 	mutex_unlock(&text_mutex);
+	x86_nr_pokes = 0;
+}
+
+static void x86_queue_poke(kprobe_opcode_t *addr, u8 byte)
+{
+	if (x86_nr_pokes == X86_POKE_BATCH)
+		x86_write_pokes();
+	x86_pokes[x86_nr_pokes].addr = (unsigned long)addr;
+	x86_pokes[x86_nr_pokes].seq = x86_nr_pokes;
+	x86_pokes[x86_nr_pokes++].byte = byte;
 }
 
 /**
- * arch_arm_kprobe_point() - write the int3
+ * arch_arm_kprobe_point() - queue the int3
  * @kpp: the point
  *
  * Writing one int3 over an instruction is the first step of the
@@ -511,27 +570,28 @@ static void x86_poke_first_byte(kprobe_opcode_t *addr, kprobe_opcode_t byte)
  */
 void arch_arm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_poke_first_byte(kpp->addr, INT3_INSN_OPCODE);
+	x86_queue_poke(kpp->addr, INT3_INSN_OPCODE);
 }
 
 /**
- * arch_disarm_kprobe_point() - put the original byte back
+ * arch_disarm_kprobe_point() - queue the original byte
  * @kpp: the point
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_poke_first_byte(kpp->addr, kpp->opcode);
+	x86_queue_poke(kpp->addr, kpp->opcode);
 }
 
 /**
- * arch_kprobes_commit() - serialize every CPU after int3 changes
+ * arch_kprobes_commit() - write the queued int3 changes, serialize every CPU
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void arch_kprobes_commit(void)
 {
+	x86_write_pokes();
 	/* No CPU may keep executing the old bytes once we return. */
 	text_poke_sync();
 }
