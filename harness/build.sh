@@ -60,7 +60,7 @@ if ! kmake "$IMAGE_TARGET" modules > "$BUILD/build.log" 2>&1; then
 	die "kernel build failed; full log: $BUILD/build.log"
 fi
 if [ "$STOCK" != 1 ] && grep -q 'warning:' "$BUILD/build.log"; then
-	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|kpt_' >&2 &&
+	grep 'warning:' "$BUILD/build.log" | grep -E 'kprobe|kp[a-z]_' >&2 &&
 		die "compiler or objtool warnings in our code (see $BUILD/build.log)"
 fi
 echo "$BUILD/$IMAGE"

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # make check: for each architecture, build, boot with the KUnit suites and
-# the guest checks, and judge the log; the same for a distribution-like
-# build with the function tracer, which also runs the in-tree consumers
-# and ftracetest (CHECK_NO_FTRACE=1 skips it); then check our sources
-# with checkpatch, kernel-doc and sparse.  Ends with one summary line
-# "N passed, N failed".
+# the guest checks, and judge the log; boot again on 4 vCPUs for the
+# torture test (TORTURE_S seconds) and judge that log; the same for a
+# distribution-like build with the function tracer, which also runs the
+# in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it); then
+# check our sources with checkpatch, kernel-doc and sparse.  Ends with one
+# summary line "N passed, N failed".  With VARIANT= (e.g. kasan, for make
+# check-deep) the first two on that build.
 . "$(dirname "$0")/lib.sh"
 
 arches=${CHECK_ARCHES:-x86_64 arm64}
+# Seconds of kprobes torture per architecture (0: none)
+TORTURE_S=${TORTURE_S:-20}
 results=$CACHE/results
 mkdir -p "$results"
 total_pass=0 total_fail=0
@@ -28,15 +32,32 @@ count() {
 }
 
 for arch in $arches; do
-	log=$results/$arch-console.log
-	rm -f "$log"
+	name=$arch${VARIANT:+-$VARIANT}
+	log=$results/$name-console.log
+	tlog=$results/$name-torture.log
+	rm -f "$log" "$tlog"
 	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
+		t0=$(date +%s)
 		ARCH=$arch "$REPO/harness/run-qemu.sh" "$image" \
 			"$REPO/harness/guest-checks.sh" "$log" || true
 		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"
-		echo "console log: $log"
+		echo "console log: $log ($(($(date +%s) - t0)) s)"
+		# The torture test, on 4 vCPUs, in a boot of its own without
+		# the KUnit suites (TORTURE_S=0 skips it)
+		if [ "$TORTURE_S" != 0 ]; then
+			t0=$(date +%s)
+			ARCH=$arch SMP=4 KERNEL_CMDLINE="kunit.enable=0 ktt_duration=$TORTURE_S" \
+				QEMU_TIMEOUT=$((TORTURE_S * 4 + ${QEMU_TIMEOUT:-600})) \
+				"$REPO/harness/run-qemu.sh" "$image" \
+				"$REPO/harness/guest/torture-run.sh" "$tlog" || true
+			out=$(ARCH=$arch CHECK_KUNIT=0 "$REPO/harness/check-log.sh" "$tlog") || true
+			echo "$out" | head -n -1 | sed 's/guest checks/torture checks/'
+			tr -d '\r' < "$tlog" | grep -E 'kprobes-torture: ' | sed 's/^.*kprobes-torture: /  torture: /' || true
+			count "$(echo "$out" | tail -n 1)"
+			echo "torture log: $tlog ($(($(date +%s) - t0)) s)"
+		fi
 	else
 		echo "$arch: build failed"
 		total_fail=$((total_fail + 1))

@@ -157,6 +157,32 @@ if [ -w $T/kprobe_events ]; then
 	fi
 	echo > $T/kprobe_events
 
+	# The idle loop runs with RCU not watching (after ct_idle_enter()):
+	# hits that come through ftrace, a detour or the return trampoline
+	# make RCU watch for the handlers there, as a breakpoint's exception
+	# entry does.  Any slip is a "suspicious RCU usage" splat.  Which of
+	# these runs depends on the CPU; arm64's idle functions are noinstr.
+	if [ "$(uname -m)" = x86_64 ]; then
+		echo > $T/trace
+		n=0
+		for f in arch_cpu_idle default_idle amd_e400_idle mwait_idle; do
+			grep -q " $f\$" /proc/kallsyms || continue
+			echo "p:kpt/i_$f $f" >> $T/kprobe_events 2>/dev/null &&
+				n=$((n + 1))
+			echo "r:kpt/r_$f $f" >> $T/kprobe_events 2>/dev/null
+		done
+		check idle-probes-created test "$n" -gt 0
+		echo 1 > $T/events/kpt/enable
+		# Long enough for the optimizer to optimize the entry probes
+		sleep 2
+		echo 0 > $T/events/kpt/enable
+		echo "guest: kprobes/list with the idle probes:"
+		cat $D/list
+		check idle-kprobe-hit grep -q ' i_[a-z0-9_]*: (' $T/trace
+		check idle-kretprobe-hit grep -q ' r_[a-z0-9_]*: (' $T/trace
+		echo > $T/kprobe_events
+	fi
+
 	# Compiler-made copies (foo.part.0, foo.cold, ...) of blacklisted
 	# functions are blacklisted too.
 	cut -f2 $D/blacklist | grep -v '\.' | sort -u > /tmp/bl-bases
@@ -334,6 +360,16 @@ if [ -e /guest/kprobe_step_fault.ko ]; then
 else
 	echo "guest: no kprobe_step_fault.ko: the step-fault check is arm64 only"
 fi
+
+# --- bad input to every file of ours, as root and as nobody -------------------
+if [ -x /guest/bin/badinput ]; then
+	/guest/bin/badinput
+else
+	notok badinput-built
+fi
+
+# --- registration under allocation failures ----------------------------------
+[ -f /guest/faults.sh ] && sh /guest/faults.sh
 
 # --- nothing of ours leaked (KUnit runs included) -----------------------------
 if [ -e /sys/kernel/debug/kmemleak ]; then

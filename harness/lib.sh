@@ -91,5 +91,8 @@ extract_pristine() {
 	fi
 }
 
+# What a kernel splat looks like in a console log: any of these fails a run.
+SPLATS='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|KASAN:|KFENCE:|QEMU timed out'
+
 say() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

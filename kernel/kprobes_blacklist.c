@@ -354,12 +354,20 @@ void kprobe_blacklist_remove_module(struct module *mod)
 }
 
 /*
- * Functions of other subsystems that the way into kprobes' breakpoint
- * handling calls before kprobes knows it is handling a hit: a probe there
- * would recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
+ * Functions of other subsystems that the way into kprobes' hit handling
+ * calls before kprobes knows it is handling a hit: a probe there would
+ * recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
  * RCU list walk, the arm64 break-hook walk among them.
  */
 static const char * const kprobe_blacklist_callees[] = {
+	/*
+	 * RCU's own checks call it on the way into a hit, before the hit
+	 * is marked (rcu_read_lock_held_common() with PROVE_RCU), and so
+	 * may RCU code a handler runs before its own recursion guard: a
+	 * probe on it, reached from a hit without a trap, entered the hit
+	 * again until the stack overflowed.
+	 */
+	"rcu_is_watching",
 #ifdef CONFIG_PROVE_RCU
 	"debug_lockdep_rcu_enabled",
 	"rcu_read_lock_held_common",

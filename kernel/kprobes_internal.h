@@ -35,6 +35,7 @@ static inline int kretprobe_nmissed(struct kprobe *p)
 	return 0;
 }
 #endif
+
 bool kprobe_is_registered_locked(struct kprobe *p);
 
 /* Registration in steps, for kretprobes (see "Retirement" in kprobes.c) */

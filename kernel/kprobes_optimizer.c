@@ -323,11 +323,13 @@ EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs)
 {
 	struct kprobe_ctlblk *kcb;
-	bool need_post, redirect;
+	bool need_post, redirect = false;
+	unsigned long flags;
+	bool rcu = kprobe_rcu_enter(&flags);
 
 	if (kprobe_running()) {
 		kprobe_point_missed(kpp);
-		return false;
+		goto out;
 	}
 	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
 	kcb = get_kprobe_ctlblk();
@@ -335,6 +337,8 @@ bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs)
 	kcb->point = NULL;
 	redirect = kprobe_run_pre_handlers(kpp, regs, &need_post);
 	reset_current_kprobe();
+out:
+	kprobe_rcu_exit(rcu, flags);
 	return redirect;
 }
 

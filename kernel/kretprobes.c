@@ -415,10 +415,12 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
-	unsigned long ret_addr = 0;
+	unsigned long ret_addr = 0, flags;
 	struct kretprobe *rp;
+	bool rcu;
 
 	kprobe_busy_begin();
+	rcu = kprobe_rcu_enter(&flags);
 	first = current->kretprobe_instances.first;
 	/* Instances newer than this frame's never returned: drop them too. */
 	for (node = first; node; node = node->next) {
@@ -431,6 +433,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 		}
 	}
 	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
+		kprobe_rcu_exit(rcu, flags);
 		kprobe_busy_end();
 		return (unsigned long)kretprobe_lost_return;
 	}
@@ -459,6 +462,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 		if (node == last)
 			break;
 	}
+	kprobe_rcu_exit(rcu, flags);
 	kprobe_busy_end();
 	return ret_addr;
 }

@@ -19,6 +19,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/objtool.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -29,7 +30,7 @@
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
 #include <asm/asm.h>
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/ibt.h>
 #include <asm/insn.h>
@@ -385,6 +386,10 @@ static void kpt_only_disabled_flag_taken(struct kunit *test)
 static const char * const kpt_refused_symbols[] = {
 	"kprobe_run_pre_handlers",
 	"kprobe_point_lookup",
+#ifdef CONFIG_TREE_RCU
+	/* Called by a hit without a trap before the hit is marked */
+	"rcu_is_watching",
+#endif
 #ifdef CONFIG_X86
 	"kprobe_int3_handler",
 	"exc_int3",
@@ -394,6 +399,9 @@ static const char * const kpt_refused_symbols[] = {
 	"kprobe_brk_handler",
 	"do_debug_exception",
 	"el1h_64_sync",
+#ifdef CONFIG_CPU_PM
+	"_cpu_resume",
+#endif
 #endif
 };
 
@@ -411,8 +419,12 @@ static void kpt_register_refused_symbol(struct kunit *test)
 		.symbol_name = *sym,
 		.pre_handler = kpt_pre_count,
 	};
+	int ret = register_kprobe(&kp);
 
-	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	/* Never leave a kprobe of this stack frame registered */
+	if (!ret)
+		unregister_kprobe(&kp);
 	KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist(kallsyms_lookup_name(*sym)));
 }
 
@@ -902,6 +914,12 @@ KPT_INSN_FN(jcc_near, "	mov %rdi, %rax\n	cmp %rdi, %rsi\n",
 KPT_INSN_FN(call, "", "	call kpt_insn_helper\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(call_reg, "	lea kpt_insn_helper(%rip), %rdx\n",
 	    "	call *%rdx\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(jmp_mem, "	lea kpt_insn_helper(%rip), %rdx\n"
+	    "	mov %rdx, kpt_insn_data(%rip)\n",
+	    "	jmp *kpt_insn_data(%rip)\n", "");
+KPT_INSN_FN(call_mem, "	lea kpt_insn_helper(%rip), %rdx\n"
+	    "	mov %rdx, kpt_insn_data(%rip)\n",
+	    "	call *kpt_insn_data(%rip)\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(ret, "	lea (%rdi, %rsi), %rax\n", "	ret\n", "");
 KPT_INSN_FN(loop, "	xor %eax, %eax\n	mov %rdi, %rcx\n2:	add %rsi, %rax\n",
 	    "	loop 2b\n", "	ret\n");
@@ -916,6 +934,31 @@ KPT_INSN_FN(popf, "	pushf\n", "	popf\n", "	lea (%rdi, %rsi), %rax\n	ret\n");
 KPT_INSN_FN(nop, "	mov %rdi, %rax\n", "	nop\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(cli, "	pushf\n", "	cli\n",
 	    "	pushf\n	pop %rax\n	and $0x200, %eax\n	popf\n	ret\n");
+KPT_INSN_FN(push_r12, "	push %r12\n	mov %rdi, %r12\n", "	push %r12\n",
+	    "	pop %rax\n	pop %r12\n	ret\n");
+KPT_INSN_FN(pop_r13, "	push %r13\n	push %rsi\n", "	pop %r13\n",
+	    "	mov %r13, %rax\n	pop %r13\n	ret\n");
+KPT_INSN_FN(push_rsp, "", "	push %rsp\n",
+	    "	pop %rax\n	sub %rsp, %rax\n	ret\n");
+/* pop %rsp: the popped value, not the incremented one, lands in %rsp */
+KPT_INSN_FN(pop_rsp,
+	    "	push %rbp\n	mov %rsp, %rbp\n	push %rbp\n	push %rbp\n",
+	    "	pop %rsp\n", "	lea (%rdi, %rsi), %rax\n	pop %rbp\n	ret\n");
+/* objtool cannot follow a pop into %rsp */
+asmlinkage void kpt_insn_pop_rsp(void);
+STACK_FRAME_NON_STANDARD(kpt_insn_pop_rsp);
+KPT_INSN_FN(mov_reg, "", "	mov %rdi, %rax\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(mov_reg_8b, "", "	.byte 0x48, 0x8b, 0xc7\n",	/* mov %rdi, %rax */
+	    "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(mov_reg32, "	mov $-1, %rax\n", "	mov %edi, %eax\n",
+	    "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(mov_r9_r10, "	push %r10\n	mov %rdi, %r9\n", "	mov %r9, %r10\n",
+	    "	lea (%r10, %rsi), %rax\n	pop %r10\n	ret\n");
+KPT_INSN_FN(mov_rsp_rbp, "	push %rbp\n", "	mov %rsp, %rbp\n",
+	    "	mov %rbp, %rax\n	sub %rsp, %rax\n	add %rdi, %rax\n"
+	    "	pop %rbp\n	ret\n");
+KPT_INSN_FN(mov_to_rsp, "	push %rbp\n	mov %rsp, %rbp\n", "	mov %rbp, %rsp\n",
+	    "	pop %rbp\n	lea (%rdi, %rsi), %rax\n	ret\n");
 
 static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(rip_load, 11, 0, 11),
@@ -930,6 +973,8 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(jcc_near, 19, 19, 20),	/* not taken */
 	KPT_INSN_CASE(call, 1, 2, 103),
 	KPT_INSN_CASE(call_reg, 3, 4, 107),
+	KPT_INSN_CASE(jmp_mem, 5, 99, 105),
+	KPT_INSN_CASE(call_mem, 6, 1, 107),
 	KPT_INSN_CASE(ret, 20, 22, 42),
 	KPT_INSN_CASE_HITS(loop, 4, 5, 20, 4),	/* 3 taken, 1 not */
 	KPT_INSN_CASE(rep_movsb, 30, 12, 42),
@@ -937,13 +982,33 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(popf, 40, 2, 42),
 	KPT_INSN_CASE(nop, 40, 3, 43),
 	KPT_INSN_CASE(cli, 0, 0, 0),
+	KPT_INSN_CASE(push_r12, 21, 0, 21),
+	KPT_INSN_CASE(pop_r13, 0, 22, 22),
+	KPT_INSN_CASE(push_rsp, 0, 0, 0),	/* the value before the push */
+	KPT_INSN_CASE(pop_rsp, 20, 3, 23),
+	KPT_INSN_CASE(mov_reg, 20, 4, 24),
+	KPT_INSN_CASE(mov_reg_8b, 20, 5, 25),
+	KPT_INSN_CASE(mov_reg32, (1L << 32) + 20, 6, 26),
+	KPT_INSN_CASE(mov_r9_r10, 20, 7, 27),
+	KPT_INSN_CASE(mov_rsp_rbp, 20, 8, 20),
+	KPT_INSN_CASE(mov_to_rsp, 20, 9, 29),
+};
+
+/*
+ * What functions begin with is emulated: with a post_handler, one trap.
+ * (mov_to_rsp, a move to the stack pointer, is stepped.)
+ */
+static const char * const kpt_emulated_insns[] = {
+	"push", "pop", "push_r12", "pop_r13", "push_rsp", "pop_rsp",
+	"mov_reg", "mov_reg_8b", "mov_reg32", "mov_r9_r10", "mov_rsp_rbp",
+	"jmp_mem", "call_mem",
 };
 
 static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "hlt", -EINVAL },
 	{ "int3", -EINVAL },
 	{ "ud2", -EINVAL },
-	{ "jmp_mem", -EINVAL },
+	{ "jmp_mem_reg", -EINVAL },
 	{ "int_n", -EINVAL },
 	/* VMX */
 	{ "vmcall", -EINVAL },
@@ -988,7 +1053,7 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
 KPT_INSN_FN(int3, "", "	int3\n", "	ret\n");
 KPT_INSN_FN(ud2, "", "	ud2\n", "	ret\n");
-KPT_INSN_FN(jmp_mem, "", "	jmp *kpt_insn_data(%rip)\n", "	ret\n");
+KPT_INSN_FN(jmp_mem_reg, "", "	jmp *(%rdi)\n", "	ret\n");
 KPT_INSN_FN(int_n, "", "	int $0x20\n", "	ret\n");
 KPT_INSN_FN(vmcall, "", "	vmcall\n", "	ret\n");
 KPT_INSN_FN(vmlaunch, "", "	vmlaunch\n", "	ret\n");
@@ -1203,6 +1268,40 @@ static void kpt_insn_kinds_boosted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2 * c->hits);
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 }
+
+#ifdef CONFIG_X86_64
+static void kpt_emulated_insn_desc(const char * const *name, char *desc)
+{
+	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpt_emulated_insn, kpt_emulated_insns, kpt_emulated_insn_desc);
+
+/* A post_handler on a push, a pop or a register move: emulated, one trap */
+static void kpt_insn_emulated_one_trap(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	const struct kpt_insn_case *c = NULL;
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+		.post_handler = kpt_post_count,
+	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, *name, &kp.addr);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpt_insn_cases) && !c; i++) {
+		if (!strcmp(kpt_insn_cases[i].name, *name))
+			c = &kpt_insn_cases[i];
+	}
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&kp, KPROBE_HIT_EMULATED), 1UL);
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&kp, KPROBE_HIT_STEPPED), 0UL);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+	unregister_kprobe(&kp);
+}
+#endif
 
 static void kpt_refused_insn_desc(const struct kpt_refused_insn *r, char *desc)
 {
@@ -2458,6 +2557,9 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_insn_kinds, kpt_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_register_refused_insn, kpt_refused_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
+#ifdef CONFIG_X86_64
+	KUNIT_CASE_PARAM(kpt_insn_emulated_one_trap, kpt_emulated_insn_gen_params),
+#endif
 	KUNIT_CASE_PARAM(kpt_fault_in_stepped_insn, kpt_post_handler_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kpt_rdmsr_fault_fixup),

@@ -24,6 +24,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #ifdef CONFIG_X86_64
@@ -136,13 +137,15 @@ KPO_ASM(kpo_rip_relative,
 /*
  * The region would run past the end of the function: a 9-byte nop, then
  * a 3-byte mov that ends the function at 16 bytes, where the next
- * function (16-byte aligned) starts.  Never called.
+ * function (16-byte aligned) starts.  Never called; objtool, which would
+ * find it running on into the next one, leaves it alone.
  */
 #define KPO_SHORT_PROBE	13
 kpo_asm_fn kpo_short;
 KPO_ASM(kpo_short,
 	"	.byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
 	"	mov %rdi, %rax\n");
+STACK_FRAME_NON_STANDARD(kpo_short);
 
 /* A call in the region: its return address would be in the detour */
 kpo_asm_fn kpo_call;
@@ -203,7 +206,7 @@ KPO_ASM(kpo_jump_label,
 #endif /* CONFIG_X86_64 */
 
 #ifdef CONFIG_ARM64
-/* long name(long a, long b): @insns.  The probes go at instruction KPO_PROBE. */
+/* long name(long a, long b): @insns.  The probes go KPO_PROBE bytes in. */
 #define KPO_ASM(name, insns)						\
 	asm(".pushsection .text\n"					\
 	    ".type " #name ", %function\n"				\
@@ -457,8 +460,20 @@ KPO_ASM(kpo_sled,
 	"	ret\n");
 #endif /* CONFIG_ARM64 */
 
-#define KPO_KPROBE(fn)	{ .addr = (kprobe_opcode_t *)(fn) + KPO_PROBE,	\
-			  .pre_handler = kpo_pre }
+/*
+ * @off bytes into @fn.  Computed at run time: an address inside a function
+ * in the code itself is a relocation that IBT's objtool check refuses (no
+ * ENDBR there), and these are only ever handed to register_kprobe().
+ */
+static kprobe_opcode_t *kpo_at(void *fn, unsigned long off)
+{
+	unsigned long addr = (unsigned long)fn;
+
+	OPTIMIZER_HIDE_VAR(addr);
+	return (kprobe_opcode_t *)(addr + off);
+}
+
+#define KPO_KPROBE(fn)	{ .addr = kpo_at(fn, KPO_PROBE), .pre_handler = kpo_pre }
 
 static unsigned long kpo_point_hits(struct kprobe *kp, enum kprobe_hit_kind kind)
 {
@@ -697,7 +712,7 @@ static void kpo_relocated_insn(struct kunit *test)
 {
 	const struct kpo_reloc *r = test->param_value;
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)r->fn + r->offset,
+		.addr = kpo_at(r->fn, r->offset * AARCH64_INSN_SIZE),
 		.pre_handler = kpo_pre,
 	};
 	int i;
@@ -719,8 +734,8 @@ static void kpo_relocated_insn(struct kunit *test)
 static void kpo_adjacent_points(struct kunit *test)
 {
 	struct kprobe first = KPO_KPROBE(kpo_target);
-	struct kprobe second = { .addr = (kprobe_opcode_t *)kpo_target +
-					 KPO_PROBE + 1,	/* the mov */
+	struct kprobe second = { .addr = kpo_at(kpo_target, KPO_PROBE +
+						AARCH64_INSN_SIZE), /* the mov */
 				 .pre_handler = kpo_pre };
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
@@ -751,7 +766,7 @@ static void kpo_no_detour(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, kps);
 	KUNIT_ASSERT_NOT_NULL(test, ptrs);
 	for (i = 0; i < KPO_SLED_LEN; i++) {
-		kps[i].addr = (kprobe_opcode_t *)kpo_sled + i;
+		kps[i].addr = kpo_at(kpo_sled, i * AARCH64_INSN_SIZE);
 		kps[i].pre_handler = kpo_pre;
 		ptrs[i] = &kps[i];
 	}
@@ -815,7 +830,7 @@ static void kpo_refused(struct kunit *test)
 {
 	const struct kpo_refusal *r = test->param_value;
 	struct kprobe kp = {
-		.addr = (kprobe_opcode_t *)r->fn + r->offset,
+		.addr = kpo_at(r->fn, r->offset),
 		.pre_handler = kpo_pre,
 	};
 
@@ -830,9 +845,8 @@ static void kpo_refused(struct kunit *test)
 static void kpo_probe_inside_region(struct kunit *test)
 {
 	struct kprobe outer = KPO_KPROBE(kpo_target);
-	struct kprobe inner = { .addr = (kprobe_opcode_t *)kpo_target +
-					KPO_PROBE + 1,	/* the mov */
-				.pre_handler = kpo_pre };
+	struct kprobe inner = { .addr = kpo_at(kpo_target, KPO_PROBE + 1),
+				.pre_handler = kpo_pre };	/* the mov */
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
 	KUNIT_ASSERT_TRUE(test, kpo_optimized(&outer));
@@ -929,7 +943,7 @@ static int kpo_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 static void kpo_kretprobe_optimized_entry(struct kunit *test)
 {
 	struct kretprobe rp = {
-		.kp.addr = (kprobe_opcode_t *)kpo_target + KPO_PROBE,
+		.kp.addr = kpo_at(kpo_target, KPO_PROBE),
 		.handler = kpo_rp_handler,
 	};
 

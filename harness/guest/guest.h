@@ -65,10 +65,13 @@ static inline int write_file(const char *path, const char *s, int append)
 	return err;
 }
 
-/* Read all of @path into a malloc'ed string (NULL on error). */
-static inline char *read_file(const char *path)
+/*
+ * Read @path with reads of @chunk bytes into a malloc'ed string (NULL on
+ * error); the pieces matter for files that treat offsets specially.
+ */
+static inline char *read_file_chunked(const char *path, size_t chunk)
 {
-	size_t len = 0, cap = 4096;
+	size_t len = 0, cap = 1 << 16;
 	char *buf = malloc(cap + 1);
 	int fd = open(path, O_RDONLY);
 	ssize_t n;
@@ -79,9 +82,8 @@ static inline char *read_file(const char *path)
 			close(fd);
 		return NULL;
 	}
-	while ((n = read(fd, buf + len, cap - len)) > 0) {
-		len += n;
-		if (len == cap) {
+	for (;;) {
+		if (len + chunk > cap) {
 			char *nbuf = realloc(buf, 2 * cap + 1);
 
 			if (!nbuf)
@@ -89,10 +91,20 @@ static inline char *read_file(const char *path)
 			buf = nbuf;
 			cap *= 2;
 		}
+		n = read(fd, buf + len, chunk);
+		if (n <= 0)
+			break;
+		len += n;
 	}
 	close(fd);
 	buf[len] = '\0';
 	return buf;
+}
+
+/* Read all of @path into a malloc'ed string (NULL on error). */
+static inline char *read_file(const char *path)
+{
+	return read_file_chunked(path, 4096);
 }
 
 /* Read a decimal or hex number from @path, or -1. */

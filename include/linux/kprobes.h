@@ -16,6 +16,8 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
+#include <linux/context_tracking.h>
+#include <linux/context_tracking_irq.h>
 #include <linux/ftrace.h>
 #include <linux/irq_work.h>
 #include <linux/linkage.h>
@@ -32,14 +34,11 @@
 #include <linux/workqueue.h>
 #include <asm/kprobes.h>
 
-#ifdef CONFIG_KPROBES
-
-/* Phases of a hit, in struct kprobe_ctlblk::status */
-#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
-#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
-#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
-#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
-
+/*
+ * struct kprobe exists in every configuration: code built with or without
+ * CONFIG_KPROBES (BPF's, for one) reads the probe that kprobe_running()
+ * returns, which is always NULL without it.
+ */
 struct kprobe;
 struct kprobe_point;
 struct kretprobe;
@@ -62,7 +61,8 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
  * @nmissed: hits that found this CPU already inside a probe and so did
  *	not run the handlers (incremented by the hitting CPU only)
  * @addr: the probed address; filled in by register_kprobe() when the
- *	caller gave @symbol_name
+ *	caller gave @symbol_name (a void pointer without CONFIG_KPROBES,
+ *	where the arch may not define kprobe_opcode_t)
  * @symbol_name: where to probe, with @offset, instead of @addr
  * @offset: offset into @symbol_name (or from @addr)
  * @pre_handler: runs before the probed instruction; a non-zero return
@@ -77,7 +77,11 @@ struct kprobe {
 	struct list_head list;
 	struct kprobe_point *point;
 	unsigned long nmissed;
+#ifdef CONFIG_KPROBES
 	kprobe_opcode_t *addr;
+#else
+	void *addr;
+#endif
 	const char *symbol_name;
 	unsigned int offset;
 	kprobe_pre_handler_t pre_handler;
@@ -91,6 +95,14 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED	4	/* the breakpoint is a jump */
 #define KPROBE_FLAG_FTRACE	8	/* the probe rides on ftrace */
 #define KPROBE_FLAG_ON_FUNC_ENTRY 16	/* the probe is on a function entry */
+
+#ifdef CONFIG_KPROBES
+
+/* Phases of a hit, in struct kprobe_ctlblk::status */
+#define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
+#define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
+#define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
+#define KPROBE_HIT_SSDONE	0x00000008	/* running post handlers */
 
 /**
  * enum kprobe_hit_kind - how a hit on a point was served
@@ -337,6 +349,43 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 	this_cpu_inc(kpp->counts->n[kind]);
 }
 
+/*
+ * A hit that comes without an exception (through ftrace, an optimized
+ * detour, or the return trampoline) may come from code that runs while RCU
+ * is not watching this CPU: the idle loop between ct_idle_enter() and
+ * ct_idle_exit(), with interrupts on or off.  The handlers and the core
+ * rely on RCU, as on a breakpoint hit, whose exception entry makes RCU
+ * watch with ct_nmi_enter(); do the same for the hit, with interrupts
+ * disabled as there.  (Enabled, an interrupt could end the idle state under
+ * the hit; and an irq-state change inside the hit, such as a handler's
+ * local_irq_restore() under rcu_read_lock(), would record lockdep's
+ * hardirq chain key with a lock held, which the idle loop's
+ * lockdep_hardirqs_on() then finds changed.)  ct_nmi_enter() nests and is
+ * noinstr, so no probe can be on it.  The test is inline, a per-CPU read:
+ * the caller has preemption disabled.  Returns whether it entered: pass
+ * that, and @flags, to kprobe_rcu_exit().
+ */
+static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
+{
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	if (likely(!rcu_dynticks_curr_cpu_in_eqs()))
+		return false;
+#else
+	return false;
+#endif
+	raw_local_irq_save(*flags);
+	ct_nmi_enter();
+	return true;
+}
+
+static nokprobe_inline void kprobe_rcu_exit(bool entered, unsigned long flags)
+{
+	if (likely(!entered))
+		return;
+	ct_nmi_exit();
+	raw_local_irq_restore(flags);
+}
+
 /* Is this CPU between sending the CPU into a stepped copy and its end? */
 static inline bool kprobe_in_step(struct kprobe_ctlblk *kcb)
 {
@@ -391,12 +440,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 #endif
 
 #else /* !CONFIG_KPROBES */
-
-struct kprobe;
-struct kretprobe;
-struct kretprobe_instance;
-typedef int (*kretprobe_handler_t)(struct kretprobe_instance *ri,
-				   struct pt_regs *regs);
 
 static inline struct kprobe *kprobe_running(void)
 {
@@ -473,6 +516,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 /*
  * Return probes.  The API is declared for every configuration so that its
  * users build; it works where the architecture selects HAVE_KRETPROBES.
+ * The structures need struct kprobe: they exist with CONFIG_KPROBES.
  */
 
 /* Most private data an instance may carry (register_kretprobe()) */
@@ -480,6 +524,7 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 
 struct kretprobe;
 
+#ifdef CONFIG_KPROBES
 /**
  * struct kretprobe_pool - the instances of one kretprobe
  * @rp: the kretprobe; NULL once it is unregistered (see "Instance pool"
@@ -577,6 +622,7 @@ static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
 	return (unsigned long)ri->ret_addr;
 }
+#endif /* CONFIG_KPROBES */
 
 #ifdef CONFIG_KRETPROBES
 int register_kretprobe(struct kretprobe *rp);

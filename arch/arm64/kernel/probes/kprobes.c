@@ -223,8 +223,8 @@ bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
 /**
  * arch_populate_kprobe_blacklist() - the arm64 code that must not be probed
  *
- * Exception entry, the identity-mapped text, the hypervisor text, and the
- * way to an oops.
+ * Exception entry, the identity-mapped text, the hypervisor text, the
+ * way to an oops, and the way back from a CPU suspend.
  *
  * Context: boot.
  * Return: 0 or -ENOMEM.
@@ -247,6 +247,12 @@ int arch_populate_kprobe_blacklist(void)
 	static const char * const functions[] = {
 		"die", "arm64_notify_die", "__do_kernel_fault",
 		"die_kernel_fault",
+		/*
+		 * Resuming from a CPU suspend, before cpu_do_resume() has
+		 * restored the vector base and the per-CPU offset: a BRK
+		 * there would go to whatever vectors firmware left.
+		 */
+		"_cpu_resume",
 	};
 	unsigned long addr, size, offset;
 	int i, ret = 0;

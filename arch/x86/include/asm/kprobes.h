@@ -44,6 +44,19 @@ typedef u8 kprobe_opcode_t;
  * @X86_REPLAY_CLI: emulate cli
  * @X86_REPLAY_STI: emulate sti
  * @X86_REPLAY_POPF: emulate popf
+ * @X86_REPLAY_JMP_RIPMEM: emulate jmp through a pointer at a RIP-relative
+ *	address
+ * @X86_REPLAY_CALL_RIPMEM: emulate call through such a pointer
+ * @X86_REPLAY_PUSH: emulate push of a 64-bit register
+ * @X86_REPLAY_POP: emulate pop into a 64-bit register
+ * @X86_REPLAY_MOV64: emulate a 64-bit move between registers, not to rsp
+ * @X86_REPLAY_MOV32: emulate a 32-bit move between registers (the upper
+ *	half of the destination cleared), not to esp
+ *
+ * The last four are the usual first instructions of a function: emulated,
+ * a probe with a post_handler there takes one trap, not two.  They keep a
+ * slot: without post_handlers, a boosted copy is cheaper still.  (They
+ * must stay last: see x86_replay_has_copy().)
  */
 enum x86_kprobe_replay {
 	X86_REPLAY_STEP,
@@ -59,19 +72,29 @@ enum x86_kprobe_replay {
 	X86_REPLAY_CLI,
 	X86_REPLAY_STI,
 	X86_REPLAY_POPF,
+	X86_REPLAY_JMP_RIPMEM,
+	X86_REPLAY_CALL_RIPMEM,
+	X86_REPLAY_PUSH,
+	X86_REPLAY_POP,
+	X86_REPLAY_MOV64,
+	X86_REPLAY_MOV32,
 };
 
 /**
  * struct arch_specific_insn - a decoded probed instruction
- * @insn: the out-of-line slot (copy + int3); NULL for emulated instructions
+ * @insn: the out-of-line slot (copy + int3); NULL for instructions that
+ *	are only emulated
  * @replay: how a hit replays the instruction, see &enum x86_kprobe_replay
  * @len: length of the original instruction
  * @cc: condition code of a jcc, or which of the loop family
- * @reg: pt_regs offset of the register of an indirect jmp/call
+ * @reg: pt_regs offset of the register of an indirect jmp/call, of a
+ *	push or pop, or of the destination of a move
+ * @src: pt_regs offset of the source register of a move
  * @boostable: the copy at KPROBE_BOOST_OFFSET may be used: a hit that
  *	needs no post_handler resumes there, without a second trap
  * @imm: stack bytes a "ret imm16" releases
- * @disp: displacement of a relative jmp/call/jcc/loop
+ * @disp: displacement of a relative jmp/call/jcc/loop, or of the pointer
+ *	of a jmp/call through a RIP-relative pointer
  *
  * All fields are written once, when the probe point is prepared.
  */
@@ -81,6 +104,7 @@ struct arch_specific_insn {
 	u8 len;
 	u8 cc;
 	u8 reg;
+	u8 src;
 	u8 boostable;
 	u16 imm;
 	s32 disp;

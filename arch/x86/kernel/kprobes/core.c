@@ -10,10 +10,13 @@
  *      pre_handlers.  A pre_handler that returns non-zero has moved
  *      regs->ip itself: the hit ends there.
  *   3. The probed instruction is replayed, in one of two ways:
- *      a) Emulated on pt_regs: relative and register-indirect jumps and
- *         calls, jcc, loop, ret, cli, sti, popf and nops.  Nothing here
- *         may run from a copy, because it reads or writes the instruction
- *         pointer or IF.  The post_handlers run at once and the hit ends.
+ *      a) Emulated on pt_regs: relative jumps and calls, and those
+ *         through a register or a RIP-relative pointer, jcc, loop, ret,
+ *         cli, sti, popf and nops, none of which may run from a copy,
+ *         because they read or write the instruction pointer or IF; and,
+ *         because it is cheaper than a second trap, what functions
+ *         usually begin with: push and pop of a register, moves between
+ *         registers.  The post_handlers run at once and the hit ends.
  *      b) Boosted: if no post_handler has to run and the instruction
  *         has no exception-table fixup, the handler returns into a copy
  *         that is followed by a jmp back to the original code.  The hit
@@ -271,7 +274,22 @@ static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 	switch (X86_MODRM_REG(modrm)) {
 	case 2:					/* call *r/m */
 	case 4:					/* jmp *r/m */
-		/* Only the register forms are emulated. */
+		/*
+		 * Through a register, or through a pointer at a RIP-relative
+		 * address (jmp *fn_ptr(%rip)); not through other memory
+		 * operands, nor with a prefix other than notrack (0x3e).
+		 */
+		if (X86_MODRM_MOD(modrm) == 0 && X86_MODRM_RM(modrm) == 5 &&
+		    insn->addr_bytes == 8 &&
+		    (!insn->prefixes.nbytes ||
+		     (insn->prefixes.nbytes == 1 &&
+		      insn->prefixes.bytes[0] == 0x3e))) {
+			ai->disp = insn->displacement.value;
+			ai->replay = X86_MODRM_REG(modrm) == 2 ?
+				     X86_REPLAY_CALL_RIPMEM :
+				     X86_REPLAY_JMP_RIPMEM;
+			return 0;
+		}
 		if (X86_MODRM_MOD(modrm) != 3)
 			return -EINVAL;
 		if (insn->rex_prefix.nbytes &&
@@ -287,6 +305,55 @@ static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 	}
 	ai->replay = X86_REPLAY_STEP;
 	return 0;
+}
+
+/*
+ * Instructions that are emulated; of them, push, pop and register moves
+ * also get a copy, which a hit without post_handlers prefers: returning
+ * into a boosted copy costs less than emulating.
+ */
+static nokprobe_inline bool x86_replay_emulated(u8 replay)
+{
+	return replay > X86_REPLAY_STEP_PUSHF;
+}
+
+static nokprobe_inline bool x86_replay_has_copy(u8 replay)
+{
+	return !x86_replay_emulated(replay) || replay >= X86_REPLAY_PUSH;
+}
+
+/* The register in the low three bits of @op, extended by REX.B */
+static u8 x86_opcode_reg(struct insn *insn, u8 op)
+{
+	u8 reg = op & 7;
+
+	if (insn->rex_prefix.nbytes && X86_REX_B(insn->rex_prefix.bytes[0]))
+		reg += 8;
+	return x86_reg_offsets[reg];
+}
+
+/*
+ * mov %reg, %reg (0x89: r/m <- reg; 0x8b: reg <- r/m), 64 or 32 bits.
+ * Anything else is stepped: a memory operand, 16 bits, and a move to the
+ * stack pointer (below the old one, the int3's trap frame may have
+ * overwritten what the new one points to).
+ */
+static void x86_classify_mov(struct insn *insn, struct arch_specific_insn *ai)
+{
+	u8 modrm = insn->modrm.bytes[0];
+	u8 rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	u8 reg = X86_MODRM_REG(modrm) + (X86_REX_R(rex) ? 8 : 0);
+	u8 rm = X86_MODRM_RM(modrm) + (X86_REX_B(rex) ? 8 : 0);
+	u8 dst = insn->opcode.bytes[0] == 0x89 ? rm : reg;
+	u8 src = insn->opcode.bytes[0] == 0x89 ? reg : rm;
+
+	ai->replay = X86_REPLAY_STEP;
+	if (X86_MODRM_MOD(modrm) != 3 || dst == 4 ||
+	    (insn->opnd_bytes != 8 && insn->opnd_bytes != 4))
+		return;
+	ai->reg = x86_reg_offsets[dst];
+	ai->src = x86_reg_offsets[src];
+	ai->replay = insn->opnd_bytes == 8 ? X86_REPLAY_MOV64 : X86_REPLAY_MOV32;
 }
 
 /**
@@ -345,6 +412,17 @@ int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai)
 	case 0x90:				/* nop, pause; not xchg %r8,%rax */
 		ai->replay = insn->rex_prefix.nbytes ? X86_REPLAY_STEP :
 						       X86_REPLAY_SKIP;
+		return 0;
+	case 0x50 ... 0x57:			/* push %reg */
+	case 0x58 ... 0x5f:			/* pop %reg */
+		if (insn->opnd_bytes != 8)	/* 16 bits, with 0x66 */
+			break;
+		ai->reg = x86_opcode_reg(insn, op);
+		ai->replay = op < 0x58 ? X86_REPLAY_PUSH : X86_REPLAY_POP;
+		return 0;
+	case 0x89:				/* mov %reg, r/m */
+	case 0x8b:				/* mov r/m, %reg */
+		x86_classify_mov(insn, ai);
 		return 0;
 	case 0x9c:				/* pushf */
 		ai->replay = X86_REPLAY_STEP_PUSHF;
@@ -475,7 +553,7 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp)
 	if (ret)
 		return ret;
 	kpp->opcode = buf[0];
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF)
+	if (!x86_replay_has_copy(kpp->ainsn.replay))
 		return 0;
 	return x86_prepare_slot(kpp, buf, &insn);
 }
@@ -669,6 +747,14 @@ static void x86_emulate_loop(const struct arch_specific_insn *ai,
 
 NOKPROBE_SYMBOL(x86_emulate_loop);
 
+/* @offset is one of x86_reg_offsets[] */
+static nokprobe_inline void x86_set_register(struct pt_regs *regs,
+					     unsigned int offset,
+					     unsigned long val)
+{
+	*(unsigned long *)((u8 *)regs + offset) = val;
+}
+
 /* Replay an emulated instruction on @regs; regs->ip is the probed address + 1. */
 static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 {
@@ -719,6 +805,36 @@ static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 			      (val & X86_POPF_MASK);
 		regs->ip = next;
 		break;
+	case X86_REPLAY_JMP_RIPMEM:
+		/* The pointer the instruction would load, a kernel address */
+		regs->ip = READ_ONCE(*(unsigned long *)(next + ai->disp));
+		break;
+	case X86_REPLAY_CALL_RIPMEM:
+		val = READ_ONCE(*(unsigned long *)(next + ai->disp));
+		int3_emulate_push(regs, next);
+		regs->ip = val;
+		break;
+	case X86_REPLAY_PUSH:
+		/* push %rsp pushes the value before the push */
+		int3_emulate_push(regs, regs_get_register(regs, ai->reg));
+		regs->ip = next;
+		break;
+	case X86_REPLAY_POP:
+		/* pop %rsp loads the popped value over the increment */
+		val = int3_emulate_pop(regs);
+		x86_set_register(regs, ai->reg, val);
+		regs->ip = next;
+		break;
+	case X86_REPLAY_MOV64:
+		x86_set_register(regs, ai->reg,
+				 regs_get_register(regs, ai->src));
+		regs->ip = next;
+		break;
+	case X86_REPLAY_MOV32:
+		x86_set_register(regs, ai->reg,
+				 (u32)regs_get_register(regs, ai->src));
+		regs->ip = next;
+		break;
 	}
 }
 
@@ -759,7 +875,8 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		return;
 	}
 
-	if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+	if (x86_replay_emulated(kpp->ainsn.replay) &&
+	    !(kpp->ainsn.boostable && !need_post)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		x86_emulate_insn(kpp, regs);
 		kprobe_replay_done(kpp, regs, kcb);
@@ -791,7 +908,7 @@ static bool x86_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_point_missed(kpp);
 	if (kprobe_opt_diverts(kpp)) {
 		regs->ip = x86_opt_resume_addr(kpp);
-	} else if (kpp->ainsn.replay > X86_REPLAY_STEP_PUSHF) {
+	} else if (x86_replay_emulated(kpp->ainsn.replay)) {
 		x86_emulate_insn(kpp, regs);
 	} else if (kpp->ainsn.boostable) {
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;

@@ -28,11 +28,15 @@
 static void x86_kprobe_ftrace_missed(unsigned long ip)
 {
 	struct kprobe_point *kpp;
+	unsigned long flags;
+	bool rcu;
 
 	preempt_disable_notrace();
+	rcu = kprobe_rcu_enter(&flags);
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
 	if (kpp)
 		kprobe_point_missed(kpp);
+	kprobe_rcu_exit(rcu, flags);
 	preempt_enable_notrace();
 }
 
@@ -53,7 +57,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
 	struct kprobe_point *kpp;
-	bool need_post;
+	unsigned long flags;
+	bool need_post, rcu;
 	int bit;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
@@ -61,6 +66,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		x86_kprobe_ftrace_missed(ip);
 		return;
 	}
+	rcu = kprobe_rcu_enter(&flags);
 
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
 	if (unlikely(!kpp || !regs))
@@ -86,6 +92,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	kcb->status = KPROBE_HIT_SS;
 	kprobe_replay_done(kpp, regs, kcb);
 out:
+	kprobe_rcu_exit(rcu, flags);
 	ftrace_test_recursion_unlock(bit);
 }
 

@@ -23,7 +23,7 @@
 #include <linux/linkage.h>
 #include <linux/objtool.h>
 #include <asm/asm.h>
-#include <asm/linkage.h>
+#include <linux/linkage.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
 

@@ -250,6 +250,10 @@ static int x86_opt_relocate(u8 *detour, kprobe_opcode_t *slot,
 		case X86_REPLAY_STEP:
 		case X86_REPLAY_STEP_PUSHF:
 		case X86_REPLAY_SKIP:
+		case X86_REPLAY_PUSH:
+		case X86_REPLAY_POP:
+		case X86_REPLAY_MOV64:
+		case X86_REPLAY_MOV32:
 			if (x86_copy_insn(detour + out, buf, &insn,
 					  (kprobe_opcode_t *)cur, slot + out))
 				return -KPROBE_OPT_NO_DETOUR;
