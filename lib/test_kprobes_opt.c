@@ -27,6 +27,7 @@
 #include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
 #endif
@@ -1088,13 +1089,18 @@ static enum hrtimer_restart kpo_release_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * Stays until released, or for two seconds.  Timed by the clocksource, not
+ * by jiffies: on arm64 the handler runs with interrupts masked, and if its
+ * CPU is the one that advances jiffies, they stand still until it leaves.
+ */
 static int kpo_pre_linger(struct kprobe *p, struct pt_regs *regs)
 {
-	unsigned long deadline = jiffies + 2 * HZ;
+	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
 
 	kpo_pre(p, regs);
 	atomic_set(&kpo_inside, 1);
-	while (!atomic_read(&kpo_release) && time_before(jiffies, deadline))
+	while (!atomic_read(&kpo_release) && ktime_get_ns() < deadline)
 		cpu_relax();
 	return 0;
 }
@@ -1120,7 +1126,7 @@ static int kpo_unregister_thread(void *kp)
 static void kpo_unregister_while_inside(struct kunit *test)
 {
 	struct kprobe kp = KPO_KPROBE(kpo_target);
-	unsigned long deadline = jiffies + 2 * HZ;
+	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
 	struct task_struct *caller, *remover;
 
 	if (num_online_cpus() < 2)
@@ -1135,16 +1141,18 @@ static void kpo_unregister_while_inside(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
 	caller = kthread_run(kpo_call_once, NULL, "kpo_inside");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(caller));
-	while (!atomic_read(&kpo_inside) && time_before(jiffies, deadline))
-		schedule_timeout_uninterruptible(1);
+	/* Jiffies may stand still meanwhile (kpo_pre_linger()): no jiffy sleeps */
+	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
+		usleep_range(1000, 2000);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
 	remover = kthread_run(kpo_unregister_thread, &kp, "kpo_remover");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
 	hrtimer_init(&kpo_release_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	kpo_release_timer.function = kpo_release_fn;
 	hrtimer_start(&kpo_release_timer, ms_to_ktime(100), HRTIMER_MODE_REL);
-	while (!atomic_read(&kpo_stop) && time_before(jiffies, deadline + HZ))
-		schedule_timeout_uninterruptible(1);
+	while (!atomic_read(&kpo_stop) &&
+	       ktime_get_ns() < deadline + NSEC_PER_SEC)
+		usleep_range(1000, 2000);
 	hrtimer_cancel(&kpo_release_timer);
 	/* The removal waited for the handler, and finished once it left. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_release), 1);
