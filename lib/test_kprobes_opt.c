@@ -26,8 +26,10 @@
 #include <linux/module.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_X86_64
 #include <asm/asm.h>
 #endif
@@ -786,6 +788,15 @@ static void kpo_no_detour(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), KPO_SLED_LEN);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), no_detour);
 	unregister_kprobes(ptrs, KPO_SLED_LEN);
+	/*
+	 * Give the detours back before the next case needs one: a point
+	 * goes after an RCU-tasks grace period, from a work item.
+	 */
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		rcu_barrier_tasks();
+	else
+		rcu_barrier();
+	flush_scheduled_work();
 	kunit_info(test, "%d optimized, %d without a detour\n", optimized,
 		   no_detour);
 }
