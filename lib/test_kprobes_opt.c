@@ -1090,8 +1090,9 @@ static struct hrtimer kpo_release_timer;
 
 /*
  * Lets the handler go.  A timer does it, not the test's thread: on arm64
- * the removal's stop_machine() keeps that thread's CPU busy until the
- * handler has left.
+ * the removal waits for the handler's CPU, with interrupts masked there,
+ * in kick_all_cpus_sync() and stop_machine(), and keeps every other CPU
+ * (the test's) busy until the handler has left.
  */
 static enum hrtimer_restart kpo_release_fn(struct hrtimer *timer)
 {
@@ -1156,11 +1157,12 @@ static void kpo_unregister_while_inside(struct kunit *test)
 	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
 		usleep_range(1000, 2000);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
-	remover = kthread_run(kpo_unregister_thread, &kp, "kpo_remover");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
+	/* Armed first: the remover may take this CPU away from the test. */
 	hrtimer_init(&kpo_release_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	kpo_release_timer.function = kpo_release_fn;
 	hrtimer_start(&kpo_release_timer, ms_to_ktime(100), HRTIMER_MODE_REL);
+	remover = kthread_run(kpo_unregister_thread, &kp, "kpo_remover");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
 	while (!atomic_read(&kpo_stop) &&
 	       ktime_get_ns() < deadline + NSEC_PER_SEC)
 		usleep_range(1000, 2000);
