@@ -72,13 +72,16 @@
  *   3. arch_optimize_kprobe_points(): BRK -> B, written with
  *      aarch64_insn_patch_text_nosync(), which cleans and invalidates the
  *      word to the PoU (broadcast); a CPU that still fetches the BRK
- *      traps and is sent to the detour.  Then kick_all_cpus_sync(): every
- *      CPU takes an IPI, a context synchronization event, and fetches the
- *      B from then on.
- *   4. arch_unoptimize_kprobe_points(): B -> BRK the same way, then
- *      kick_all_cpus_sync(), so that when it returns no CPU can take the
- *      B any more; a CPU already past it finishes in the detour.  The core
- *      may then put the original instruction back, under stop_machine().
+ *      traps and is sent to the detour.  Then an ISB here and
+ *      kick_all_cpus_sync() for the other CPUs, which take an IPI: every
+ *      CPU has had a context synchronization event and fetches the B from
+ *      then on.
+ *   4. arch_unoptimize_kprobe_points(): B -> BRK the same way, then the
+ *      ISB and kick_all_cpus_sync(), so that when it returns no CPU can
+ *      take the B any more; a CPU already past it finishes in the detour
+ *      (a CPU with interrupts masked holds the IPI back until then).  The
+ *      core may then put the original instruction back, under
+ *      stop_machine().
  *   5. The detour is freed with the point, after an RCU-tasks grace
  *      period: no task is left in it, even one preempted there.
  */
@@ -587,6 +590,8 @@ void arch_optimize_kprobe_points(struct list_head *points)
 						AARCH64_INSN_BRANCH_NOLINK);
 		aarch64_insn_patch_text_nosync(kpp->addr, b);
 	}
+	/* This CPU's context synchronization; the others' is the IPI. */
+	isb();
 	kick_all_cpus_sync();
 }
 
@@ -605,6 +610,7 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 	arch_kprobes_commit();
 	list_for_each_entry(kpp, points, opt_node)
 		aarch64_insn_patch_text_nosync(kpp->addr, BRK64_OPCODE_KPROBES);
+	isb();
 	kick_all_cpus_sync();
 }
 
@@ -642,6 +648,9 @@ static nokprobe_inline u64 arm64_opt_pstate(void)
  * kprobe_opt_callback() - the C half of kprobe_opt_entry
  * @kpp: the point whose detour was entered
  * @regs: the registers kprobe_opt_entry saved
+ *
+ * kprobe_opt_hit() runs with interrupts masked, as on a BRK hit, which
+ * also gives it the preemption-disabled context it needs.
  *
  * Context: a detour, in any context the probed code runs in.
  * Return: non-zero if a pre_handler redirected: kprobe_opt_entry then
