@@ -53,7 +53,7 @@ done
 # --- debugfs: blacklist ----------------------------------------------------
 check blacklist-has-entries test "$(wc -l < $D/blacklist)" -gt 10
 check blacklist-format grep -qE '^0x[0-9a-f]{16}-0x[0-9a-f]{16}	' $D/blacklist
-check blacklist-lists-own-code grep -q 'kprobe_run_pre_handlers' $D/blacklist
+check blacklist-lists-own-code grep -q '__kprobe_run_pre_handlers' $D/blacklist
 
 # --- the sample module -------------------------------------------------------
 dmesg -c > /dev/null

@@ -193,43 +193,40 @@ struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 NOKPROBE_SYMBOL(kprobe_point_lookup);
 
 /**
- * kprobe_run_pre_handlers() - run the pre_handlers of a point's kprobes
+ * __kprobe_run_pre_handlers() - kprobe_run_pre_handlers() for any point
  * @kpp: the point that was hit
  * @regs: the probed context
- * @need_post: set to whether an enabled kprobe of @kpp has a post_handler,
- *	so the replay must end with a trap (when no handler redirected)
  *
- * Leaves current_kprobe on &kprobe_busy unless a handler redirected.
- * It is set at once, before anything that can be probed runs (the RCU
- * list walk's lockdep check, for one): a hit in there only counts a miss.
+ * Walks the point's kprobes, running every enabled one.
  *
- * Context: breakpoint exception, preemption disabled.
- * Return: true if a pre_handler changed the instruction pointer and asked
- * not to replay the instruction; the remaining kprobes are then skipped.
+ * Context: hit path, preemption disabled.
+ * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
+ * kprobes are then skipped), else KPROBE_PRE_NEED_POST if an enabled
+ * kprobe has a post_handler, else 0.
  */
-bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
-			     bool *need_post)
+int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 {
+	int need_post = 0;
 	struct kprobe *p;
 
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	*need_post = false;
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
 			continue;
 		this_cpu_inc(*p->hits);
-		*need_post |= !!p->post_handler;
+		if (p->post_handler)
+			need_post = KPROBE_PRE_NEED_POST;
 		if (!p->pre_handler)
 			continue;
 		__this_cpu_write(current_kprobe, p);
 		if (p->pre_handler(p, regs))
-			return true;
+			return KPROBE_PRE_REDIRECTED;
 	}
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	return false;
+	return need_post;
 }
 
-NOKPROBE_SYMBOL(kprobe_run_pre_handlers);
+NOKPROBE_SYMBOL(__kprobe_run_pre_handlers);
 
 static void kprobe_run_post_handlers(struct kprobe_point *kpp,
 				     struct pt_regs *regs)
@@ -436,6 +433,29 @@ static int kprobe_point_arm_locked(struct kprobe_point *kpp)
 }
 
 /*
+ * The hit path's shortcut (see kprobe_run_pre_handlers()).  A hit that
+ * races with the change sees the old value, as it would see the old list.
+ */
+static void kprobe_point_update_solo_locked(struct kprobe_point *kpp)
+{
+	struct kprobe *p, *solo = NULL;
+	int enabled = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(p, &kpp->probes, list) {
+		if (kprobe_disabled(p))
+			continue;
+		enabled++;
+		solo = p;
+	}
+	if (enabled != 1 || kpp->gone || !solo->pre_handler ||
+	    solo->post_handler)
+		solo = NULL;
+	/* The kprobe is complete before a hit can find it here. */
+	smp_store_release(&kpp->solo, solo);
+}
+
+/*
  * Bring the breakpoint (and jump) of @kpp in line with its kprobes and the
  * switch.  Only arming can fail, for a point served by ftrace; the point
  * is then left disarmed.
@@ -443,8 +463,9 @@ static int kprobe_point_arm_locked(struct kprobe_point *kpp)
 static int kprobe_point_update_locked(struct kprobe_point *kpp)
 {
 	bool want = kprobe_point_wants_armed(kpp);
-
 	int ret = 0;
+
+	kprobe_point_update_solo_locked(kpp);
 
 	if (kpp->armed && (!want || (kpp->ftrace &&
 				     kprobe_ftrace_needs_rearm(kpp)))) {

@@ -312,37 +312,29 @@ void wait_for_kprobe_optimizer(void)
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 
 /**
- * kprobe_opt_hit() - a CPU came through a point's detour
+ * kprobe_opt_hit_slow() - kprobe_opt_hit() where RCU is not watching or
+ *	this CPU is inside another hit already
  * @kpp: the point
- * @regs: the registers saved by the detour, looking as on a breakpoint hit
+ * @regs: as for kprobe_opt_hit()
  *
- * Context: the arch's detour callback, preemption disabled.
- * Return: true if a pre_handler changed the instruction pointer and asked
- * to resume there instead of running the replaced instructions.
+ * Context: as kprobe_opt_hit().
+ * Return: as kprobe_opt_hit().
  */
-bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs)
+bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs)
 {
-	struct kprobe_ctlblk *kcb;
-	bool need_post, redirect = false;
+	bool redirect = false;
 	unsigned long flags;
 	bool rcu = kprobe_rcu_enter(&flags);
 
-	if (kprobe_running()) {
+	if (kprobe_running())
 		kprobe_point_missed(kpp);
-		goto out;
-	}
-	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
-	kcb = get_kprobe_ctlblk();
-	kcb->status = KPROBE_HIT_ACTIVE;
-	kcb->point = NULL;
-	redirect = kprobe_run_pre_handlers(kpp, regs, &need_post);
-	reset_current_kprobe();
-out:
+	else
+		redirect = __kprobe_opt_hit(kpp, regs);
 	kprobe_rcu_exit(rcu, flags);
 	return redirect;
 }
 
-NOKPROBE_SYMBOL(kprobe_opt_hit);
+NOKPROBE_SYMBOL(kprobe_opt_hit_slow);
 
 /* Every point on or off at once, for the sysctl. */
 static void kprobe_opt_update_all_locked(void)

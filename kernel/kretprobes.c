@@ -225,19 +225,37 @@ static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp)
 }
 
 /* Take a free instance: this CPU's list first, then another CPU's. */
-static struct kretprobe_instance *kretprobe_pool_get(struct kretprobe_pool *pool)
+/* llist_add() and llist_del_first(), inline for the hit paths */
+static nokprobe_inline void kretprobe_list_push(struct llist_node *node,
+						struct llist_head *head)
 {
-	struct llist_head *mine = this_cpu_ptr(pool->free);
+	struct llist_node *first = READ_ONCE(head->first);
+
+	do {
+		node->next = first;
+	} while (!try_cmpxchg(&head->first, &first, node));
+}
+
+static nokprobe_inline struct llist_node *
+kretprobe_list_pop(struct llist_head *head)
+{
+	struct llist_node *node = READ_ONCE(head->first), *next;
+
+	do {
+		if (!node)
+			return NULL;
+		next = READ_ONCE(node->next);
+	} while (!try_cmpxchg(&head->first, &node, next));
+	return node;
+}
+
+/* This CPU's list is empty: take another CPU's whole list. */
+static struct llist_node *kretprobe_pool_steal(struct kretprobe_pool *pool,
+					       struct llist_head *mine)
+{
 	struct llist_node *node, *rest, *tail;
 	int cpu;
 
-	node = llist_del_first(mine);
-	if (likely(node)) {
-		/* The last one here: more, before this CPU has to steal */
-		if (unlikely(!READ_ONCE(mine->first)))
-			kretprobe_pool_want_more(pool);
-		goto found;
-	}
 	kretprobe_pool_want_more(pool);
 	for_each_possible_cpu(cpu) {
 		if (cpu == smp_processor_id())
@@ -251,33 +269,49 @@ static struct kretprobe_instance *kretprobe_pool_get(struct kretprobe_pool *pool
 				;
 			llist_add_batch(rest, tail, mine);
 		}
-		goto found;
+		return node;
 	}
 	return NULL;
-found:
+}
+
+NOKPROBE_SYMBOL(kretprobe_pool_steal);
+
+static nokprobe_inline struct kretprobe_instance *
+kretprobe_pool_get(struct kretprobe_pool *pool)
+{
+	struct llist_head *mine = this_cpu_ptr(pool->free);
+	struct llist_node *node;
+
+	node = kretprobe_list_pop(mine);
+	if (likely(node)) {
+		/* The last one here: more, before this CPU has to steal */
+		if (unlikely(!READ_ONCE(mine->first)))
+			kretprobe_pool_want_more(pool);
+	} else {
+		node = kretprobe_pool_steal(pool, mine);
+		if (!node)
+			return NULL;
+	}
 	return container_of(node, struct kretprobe_instance, llist);
 }
 
-NOKPROBE_SYMBOL(kretprobe_pool_get);
-
-/* Give an instance back, or account for it if its kretprobe is gone. */
-static void kretprobe_pool_put(struct kretprobe_instance *ri)
+/*
+ * Give an instance back, or account for it if its kretprobe is gone.
+ * Context: an RCU read-side critical section (preemption disabled will
+ * do): kretprobe_pool_collect() waits for the puts that saw the kretprobe.
+ */
+static nokprobe_inline void kretprobe_pool_put(struct kretprobe_instance *ri)
 {
 	struct kretprobe_pool *pool = ri->pool;
 
-	rcu_read_lock();
 	/* Pairs with the release in kretprobe_pool_detach(). */
 	if (likely(smp_load_acquire(&pool->rp))) {
-		llist_add(&ri->llist, this_cpu_ptr(pool->free));
-		rcu_read_unlock();
+		kretprobe_list_push(&ri->llist, this_cpu_ptr(pool->free));
 		return;
 	}
-	rcu_read_unlock();
 	if (atomic_dec_and_test(&pool->refs))
 		irq_work_queue(&pool->release_irq_work);
 }
-
-NOKPROBE_SYMBOL(kretprobe_pool_put);
 
 /*
  * Unregistration, after the entry probe is gone: detach the pool, then
@@ -333,7 +367,7 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 	}
 	arch_prepare_kretprobe(ri, regs);
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
-		kretprobe_pool_put(ri);
+		kretprobe_pool_put(ri);	/* a hit runs with preemption off */
 		return 0;
 	}
 	arch_kretprobe_divert(ri, regs);
@@ -400,18 +434,12 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
-/**
- * kretprobe_trampoline_handler() - a kretprobed function has returned
- * @regs: the registers at the return, built by the trampoline
- * @fp: where the return address (now the trampoline's) was on the stack
- *
- * Runs the handlers of every instance for this frame (several kretprobes
- * may share a function), then recycles them.
- *
- * Context: the arch's return trampoline; preemption is disabled here.
- * Return: the address the function really returns to.
+/*
+ * kretprobe_trampoline_handler() for any stack of instances: several for
+ * this frame (several kretprobes on the function), newer ones whose
+ * functions never returned, RCU not watching this CPU.
  */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
+static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
@@ -464,6 +492,57 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 	}
 	kprobe_rcu_exit(rcu, flags);
 	kprobe_busy_end();
+	return ret_addr;
+}
+
+NOKPROBE_SYMBOL(kretprobe_return_slow);
+
+/**
+ * kretprobe_trampoline_handler() - a kretprobed function has returned
+ * @regs: the registers at the return, built by the trampoline
+ * @fp: where the return address (now the trampoline's) was on the stack
+ *
+ * Runs the handlers of every instance for this frame (several kretprobes
+ * may share a function), then recycles them.
+ *
+ * Context: the arch's return trampoline; preemption is disabled here.
+ * Return: the address the function really returns to.
+ */
+unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
+{
+	struct llist_node *first = current->kretprobe_instances.first;
+	struct kretprobe_instance *ri;
+	unsigned long ret_addr;
+	struct kretprobe *rp;
+
+	/*
+	 * The common return, on one path: the task's newest instance is this
+	 * frame's, and the only one for it.
+	 */
+	if (unlikely(!first || !kprobe_rcu_watching()))
+		return kretprobe_return_slow(regs, fp);
+	ri = llist_entry(first, struct kretprobe_instance, llist);
+	if (unlikely(ri->fp != fp || (first->next &&
+				      llist_entry(first->next,
+						  struct kretprobe_instance,
+						  llist)->fp == fp)))
+		return kretprobe_return_slow(regs, fp);
+
+	/* kprobe_busy_begin(), inline; preemption off is the RCU section. */
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
+	ret_addr = (unsigned long)ri->ret_addr;
+	instruction_pointer_set(regs, ret_addr);
+	rp = get_kretprobe(ri);
+	if (rp && rp->handler) {
+		__this_cpu_write(current_kprobe, &rp->kp);
+		rp->handler(ri, regs);
+	}
+	current->kretprobe_instances.first = first->next;
+	kretprobe_pool_put(ri);
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
 	return ret_addr;
 }
 

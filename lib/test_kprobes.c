@@ -384,7 +384,7 @@ static void kpt_only_disabled_flag_taken(struct kunit *test)
 
 /* Symbols that must be refused: kprobes' own code, noinstr, entry code */
 static const char * const kpt_refused_symbols[] = {
-	"kprobe_run_pre_handlers",
+	"__kprobe_run_pre_handlers",
 	"kprobe_point_lookup",
 #ifdef CONFIG_TREE_RCU
 	/* Called by a hit without a trap before the hit is marked */

@@ -28,9 +28,11 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/static_call.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #ifdef CONFIG_X86_64
+#include <asm/alternative.h>
 #include <asm/asm.h>
 #endif
 #ifdef CONFIG_ARM64
@@ -206,6 +208,100 @@ KPO_ASM(kpo_jump_label,
 	"	.long 2b - .\n"
 	"	.quad kpo_key - .\n"
 	".popsection\n");
+
+/* An int3 in the region, jumped over: 2 + 2 + 1 bytes */
+kpo_asm_fn kpo_int3;
+KPO_ASM(kpo_int3,
+	"	test %esi, %esi\n"
+	"	jnz 1f\n"
+	"	int3\n"
+	"1:	mov %rdi, %rax\n"
+	KPO_RET);
+
+/* A ud2 in the region, jumped over: 2 + 2 + 2 bytes */
+kpo_asm_fn kpo_ud2;
+KPO_ASM(kpo_ud2,
+	"	test %esi, %esi\n"
+	"	jnz 1f\n"
+	"	ud2\n"
+	"1:	mov %rdi, %rax\n"
+	KPO_RET);
+
+/* The same with a __bug_table entry: a WARN() site */
+#ifdef CONFIG_GENERIC_BUG
+#ifdef CONFIG_DEBUG_BUGVERBOSE
+#define KPO_BUG_ENTRY_SIZE	12	/* addr, file, line, flags */
+#define KPO_BUG_FILE_LINE	"	.long 3b - .\n	.word 0\n"
+#else
+#define KPO_BUG_ENTRY_SIZE	8	/* addr, flags, padding */
+#define KPO_BUG_FILE_LINE
+#endif
+static_assert(sizeof(struct bug_entry) == KPO_BUG_ENTRY_SIZE);
+kpo_asm_fn kpo_warn;
+KPO_ASM(kpo_warn,
+	"	test %esi, %esi\n"
+	"	jnz 1f\n"
+	"2:	ud2\n"
+	"1:	mov %rdi, %rax\n"
+	KPO_RET
+	".pushsection .rodata.str1.1, \"aMS\", @progbits, 1\n"
+	"3:	.string \"kpo_warn\"\n"
+	".popsection\n"
+	".pushsection __bug_table, \"aw\"\n"
+	"4:	.long 2b - .\n"
+	KPO_BUG_FILE_LINE
+	"	.word " __stringify(BUGFLAG_WARNING) "\n"
+	"	.org 4b + " __stringify(KPO_BUG_ENTRY_SIZE) "\n"
+	".popsection\n");
+#define KPO_WARN	kpo_warn
+#else
+#define KPO_WARN	NULL
+#endif
+
+/* A static call site in the region (static_call(kpo_sc)(a, b)) */
+#ifdef CONFIG_HAVE_STATIC_CALL_INLINE
+DEFINE_STATIC_CALL(kpo_sc, kpo_target);
+kpo_asm_fn kpo_static_call;
+KPO_ASM(kpo_static_call,
+	"	push %rbp\n"
+	"	call " STATIC_CALL_TRAMP_STR(kpo_sc) "\n"
+	"	pop %rbp\n"
+	KPO_RET);
+#define KPO_STATIC_CALL	kpo_static_call
+#else
+#define KPO_STATIC_CALL	NULL
+#endif
+
+/* An alternatives site in the region, the same with every feature */
+kpo_asm_fn kpo_alternative;
+KPO_ASM(kpo_alternative,
+	"	mov %rdi, %rax\n"
+	ALTERNATIVE("add $1, %rax", "add $1, %rax", X86_FEATURE_ALWAYS)
+	KPO_RET);
+
+/*
+ * The entry of a traced function, its ftrace call site behind the ENDBR.
+ * GCC records the call sites it emits itself; objtool, when it is the one
+ * that records them, takes this one too.
+ */
+#ifdef CONFIG_KPROBES_ON_FTRACE
+#ifdef CONFIG_FTRACE_MCOUNT_USE_CC
+#define KPO_MCOUNT_LOC	".pushsection __mcount_loc, \"a\", @progbits\n"	\
+			"	.quad 1b\n"					\
+			".popsection\n"
+#else
+#define KPO_MCOUNT_LOC
+#endif
+kpo_asm_fn kpo_fentry;
+KPO_ASM(kpo_fentry,
+	"1:	call __fentry__\n"
+	"	mov %rdi, %rax\n"
+	KPO_RET
+	KPO_MCOUNT_LOC);
+#define KPO_FENTRY	kpo_fentry
+#else
+#define KPO_FENTRY	NULL
+#endif
 #endif /* CONFIG_X86_64 */
 
 #ifdef CONFIG_ARM64
@@ -811,6 +907,7 @@ struct kpo_refusal {
 	kpo_asm_fn *fn;
 	unsigned int offset;
 	enum kprobe_opt_refusal why;
+	bool hit;		/* call fn(1, 1): the probe still hits */
 };
 
 static const struct kpo_refusal kpo_refusals[] = {
@@ -823,6 +920,15 @@ static const struct kpo_refusal kpo_refusals[] = {
 	{ "jump_into_region", kpo_jump_into, KPO_PROBE, KPROBE_OPT_JUMP_INTO },
 	{ "indirect_jump", kpo_indirect, KPO_PROBE, KPROBE_OPT_INDIRECT_JUMP },
 	{ "jump_label_site", kpo_jump_label, KPO_PROBE, KPROBE_OPT_RESERVED },
+	{ "int3", kpo_int3, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE, true },
+	{ "ud2", kpo_ud2, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE, true },
+	{ "bug_site", KPO_WARN, KPO_PROBE, KPROBE_OPT_RESERVED, true },
+	{ "static_call_site", KPO_STATIC_CALL, KPO_PROBE, KPROBE_OPT_RESERVED,
+	  true },
+	{ "alternatives_site", kpo_alternative, KPO_PROBE, KPROBE_OPT_RESERVED,
+	  true },
+	/* Served by ftrace: never looked at by the optimizer */
+	{ "ftrace_site", KPO_FENTRY, KPO_PROBE, KPROBE_OPT_UNTRIED, true },
 #endif
 #ifdef CONFIG_ARM64
 	{ "extable_entry", kpo_extable, KPO_PROBE, KPROBE_OPT_EXTABLE },
@@ -846,9 +952,18 @@ static void kpo_refused(struct kunit *test)
 		.pre_handler = kpo_pre,
 	};
 
+	if (!r->fn)
+		kunit_skip(test, "no such site in this kernel");
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_FALSE(test, kpo_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, kp.point->opt_refused, (u8)r->why);
+	if (r->hit) {
+		/* Through the int3, or ftrace's call (not an exception) */
+		r->fn(1, 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped),
+				kp.point->ftrace ? 0 : 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 1);
+	}
 	unregister_kprobe(&kp);
 }
 

@@ -196,6 +196,10 @@ enum kprobe_opt_refusal {
  *	its kprobes can be found, but never matches a hit (kprobe_mutex;
  *	read locklessly by the hit path)
  * @retired: unhashed, waiting to be freed (kprobe_mutex)
+ * @solo: the kprobe a hit runs without walking @probes: set when exactly
+ *	one kprobe of the point is enabled and it has a pre_handler and no
+ *	post_handler, else NULL (kprobe_mutex; read locklessly by the hit
+ *	path, published with release semantics)
  * @counts: its hits, by kind, per CPU (each CPU increments its own)
  * @ainsn: the arch's replay of the probed instruction (immutable)
  * @opt_state: &enum kprobe_opt_state (kprobe_mutex; read locklessly by
@@ -220,6 +224,7 @@ struct kprobe_point {
 	bool ipmodify;
 	bool gone;
 	bool retired;
+	struct kprobe *solo;
 	struct kprobe_hit_counts __percpu *counts;
 	struct arch_specific_insn ainsn;
 #ifdef CONFIG_OPTPROBES
@@ -334,8 +339,9 @@ extern struct mutex kprobe_mutex;
 /* The hit path, for the arch's breakpoint handler */
 extern struct kprobe kprobe_busy;
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
-bool kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs,
-			     bool *need_post);
+#define KPROBE_PRE_REDIRECTED	1
+#define KPROBE_PRE_NEED_POST	2
+int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
 bool kprobe_enter_nested(struct kprobe_ctlblk *kcb);
 void kprobe_point_missed(struct kprobe_point *kpp);
 void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
@@ -347,6 +353,45 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 					     enum kprobe_hit_kind kind)
 {
 	this_cpu_inc(kpp->counts->n[kind]);
+}
+
+/**
+ * kprobe_run_pre_handlers() - run the pre_handlers of a point's kprobes
+ * @kpp: the point that was hit
+ * @regs: the probed context
+ * @need_post: set to whether an enabled kprobe of @kpp has a post_handler,
+ *	so the replay must end with a trap (when no handler redirected)
+ *
+ * The fast path serves a point with one kprobe that needs no post_handler
+ * (&kprobe_point.solo) without walking its list; __kprobe_run_pre_handlers()
+ * serves the others.  Either way current_kprobe is set before anything
+ * that can be probed runs, so a hit in there only counts a miss, and is
+ * left on &kprobe_busy unless a handler redirected.
+ *
+ * Context: hit path, preemption disabled.
+ * Return: true if a pre_handler changed the instruction pointer and asked
+ * not to replay the instruction.
+ */
+static nokprobe_inline bool kprobe_run_pre_handlers(struct kprobe_point *kpp,
+						    struct pt_regs *regs,
+						    bool *need_post)
+{
+	/* Pairs with the release in kprobe_point_update_solo_locked(). */
+	struct kprobe *p = READ_ONCE(kpp->solo);
+	int ret;
+
+	if (unlikely(!p)) {
+		ret = __kprobe_run_pre_handlers(kpp, regs);
+		*need_post = ret == KPROBE_PRE_NEED_POST;
+		return ret == KPROBE_PRE_REDIRECTED;
+	}
+	__this_cpu_write(current_kprobe, p);
+	*need_post = false;
+	this_cpu_inc(*p->hits);
+	if (p->pre_handler(p, regs))
+		return true;
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	return false;
 }
 
 /*
@@ -365,14 +410,21 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
  * the caller has preemption disabled.  Returns whether it entered: pass
  * that, and @flags, to kprobe_rcu_exit().
  */
-static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
+static nokprobe_inline bool kprobe_rcu_watching(void)
 {
 #ifdef CONFIG_CONTEXT_TRACKING_IDLE
-	if (likely(!rcu_dynticks_curr_cpu_in_eqs()))
-		return false;
+	/* !rcu_dynticks_curr_cpu_in_eqs(), in one per-CPU access */
+	return __this_cpu_read(context_tracking.state.counter) &
+	       RCU_DYNTICKS_IDX;
 #else
-	return false;
+	return true;
 #endif
+}
+
+static nokprobe_inline bool kprobe_rcu_enter(unsigned long *flags)
+{
+	if (likely(kprobe_rcu_watching()))
+		return false;
 	raw_local_irq_save(*flags);
 	ct_nmi_enter();
 	return true;
@@ -419,7 +471,43 @@ void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp);
 void arch_optimize_kprobe_points(struct list_head *points);
 void arch_unoptimize_kprobe_points(struct list_head *points);
 int arch_kprobe_opt_region_len(struct kprobe_point *kpp);
-bool kprobe_opt_hit(struct kprobe_point *kpp, struct pt_regs *regs);
+
+bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
+
+/* An optimized hit, once RCU watches and no other hit is in progress */
+static nokprobe_inline bool __kprobe_opt_hit(struct kprobe_point *kpp,
+					     struct pt_regs *regs)
+{
+	bool need_post, redirect;
+
+	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
+	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
+	__this_cpu_write(kprobe_ctlblk.point, NULL);
+	redirect = kprobe_run_pre_handlers(kpp, regs, &need_post);
+	reset_current_kprobe();
+	return redirect;
+}
+
+/**
+ * kprobe_opt_hit() - a CPU came through a point's detour
+ * @kpp: the point
+ * @regs: the registers saved by the detour, looking as on a breakpoint hit
+ *
+ * Inline, as it is the whole of an optimized hit but for the arch's
+ * register save and restore; the rare cases (RCU not watching, a hit
+ * inside another) go to kprobe_opt_hit_slow().
+ *
+ * Context: the arch's detour callback, preemption disabled.
+ * Return: true if a pre_handler changed the instruction pointer and asked
+ * to resume there instead of running the replaced instructions.
+ */
+static nokprobe_inline bool kprobe_opt_hit(struct kprobe_point *kpp,
+					   struct pt_regs *regs)
+{
+	if (unlikely(!kprobe_rcu_watching() || kprobe_running()))
+		return kprobe_opt_hit_slow(kpp, regs);
+	return __kprobe_opt_hit(kpp, regs);
+}
 
 /* Must a breakpoint hit on @kpp resume in its detour? */
 static nokprobe_inline bool kprobe_opt_diverts(struct kprobe_point *kpp)

@@ -7,6 +7,7 @@
 #define _X86_KERNEL_KPROBES_COMMON_H
 
 #include <linux/kprobes.h>
+#include <asm/alternative.h>
 #include <asm/insn.h>
 
 int x86_read_text(u8 *buf, unsigned long addr, size_t len);
@@ -23,6 +24,9 @@ __visible void kprobe_opt_callback(struct pt_regs *regs);
 /* The kernel's exception table (the modules' hang off struct module) */
 extern struct exception_table_entry __start___ex_table[];
 extern struct exception_table_entry __stop___ex_table[];
+
+/* The kernel's alternatives, init data (apply_alternatives() uses them) */
+extern struct alt_instr __alt_instructions[], __alt_instructions_end[];
 
 /*
  * For arch/x86/kernel/rethook.c, fprobe's return trampoline, which

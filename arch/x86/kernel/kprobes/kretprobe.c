@@ -121,6 +121,16 @@ __visible void kretprobe_trampoline_callback(struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
 
+/* Another kretprobe on this function got here first. */
+static noinline kprobe_opcode_t *x86_kretprobe_real_ret(unsigned long *sp)
+{
+	struct llist_node *cur = NULL;
+
+	return (kprobe_opcode_t *)kretprobe_find_ret_addr(current, sp, &cur);
+}
+
+NOKPROBE_SYMBOL(x86_kretprobe_real_ret);
+
 /**
  * arch_prepare_kretprobe() - record where a probed call returns to
  * @ri: the instance tracking the call
@@ -131,14 +141,11 @@ NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
 void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	unsigned long *sp = (unsigned long *)regs->sp;
-	struct llist_node *cur = NULL;
 
 	ri->fp = sp;
 	ri->ret_addr = (kprobe_opcode_t *)*sp;
-	/* Another kretprobe on this function got here first. */
-	if (is_kretprobe_trampoline(*sp))
-		ri->ret_addr = (kprobe_opcode_t *)
-			kretprobe_find_ret_addr(current, sp, &cur);
+	if (unlikely(is_kretprobe_trampoline(*sp)))
+		ri->ret_addr = x86_kretprobe_real_ret(sp);
 }
 
 NOKPROBE_SYMBOL(arch_prepare_kretprobe);

@@ -7,8 +7,9 @@
  * past 5 bytes.  Its detour, in a slot of the instruction slot cache (in
  * reach of a rel32 from any kernel or module text), is
  *
- *	call	kprobe_opt_entry	saves pt_regs, runs the pre_handlers
- *	.quad	<the probe point>	(kprobe_opt_entry returns past it)
+ *	.quad	<the probe point>
+ *	call	kprobe_opt_entry	<- the jump lands here; saves pt_regs,
+ *					runs the pre_handlers, returns below
  *	<the region's instructions, relocated>
  *	jmp	<behind the region>
  *
@@ -20,7 +21,14 @@
  * no branch of the function (its cold part included) targets the inside of
  * it, and the function has no indirect jump whose targets are unknown; and
  * it overlaps no text that jump labels, static calls, alternatives or
- * ftrace patch.
+ * ftrace patch, nor a BUG()/WARN() site (a ud2 that report_bug() finds by
+ * its address, which a copy in the detour would not have).
+ *
+ * The kernel's alternatives are applied before anything can be probed, but
+ * their sites stay text the kernel regards as its own to rewrite; their
+ * table, .altinstructions, is init data, so their places are kept in a
+ * table of ours made at boot.  A module's are applied before its text can
+ * be probed and are not kept: its sites are not refused.
  *
  * Writing the jumps (arch_optimize_kprobe_points()), once the optimizer
  * made sure nobody is inside the regions: every point's int3 is already in
@@ -41,6 +49,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/bug.h>
 #include <linux/extable.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
@@ -48,6 +57,8 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/static_call.h>
 #include <asm/alternative.h>
 #include <asm/insn.h>
@@ -57,9 +68,9 @@
 
 #include "common.h"
 
-/* Where the point's address and the relocated region sit in a detour */
-#define X86_DETOUR_POINT	CALL_INSN_SIZE
-#define X86_DETOUR_BODY		(CALL_INSN_SIZE + sizeof(void *))
+/* Where the jump lands in a detour, and where the relocated region sits */
+#define X86_DETOUR_ENTRY	sizeof(void *)
+#define X86_DETOUR_BODY		(X86_DETOUR_ENTRY + CALL_INSN_SIZE)
 
 /**
  * arch_kprobe_opt_region_len() - how many bytes a jump at @kpp replaces
@@ -208,10 +219,95 @@ static bool x86_opt_fixup_inside(unsigned long rstart, unsigned long rend)
 	return ret;
 }
 
+/* An alternatives site of the kernel: where, and how many bytes */
+struct x86_alt_site {
+	unsigned long addr;
+	unsigned long len;
+};
+
+/* Sorted by address; NULL until x86_opt_alt_sites_init() (or no memory) */
+static struct x86_alt_site *x86_alt_sites;
+static unsigned int x86_nr_alt_sites;
+
+static int x86_alt_site_cmp(const void *a, const void *b)
+{
+	const struct x86_alt_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int __init x86_opt_alt_sites_init(void)
+{
+	unsigned int n = __alt_instructions_end - __alt_instructions, i;
+	struct x86_alt_site *sites;
+	struct alt_instr *a;
+
+	sites = kvmalloc_array(n, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return -ENOMEM;
+	for (i = 0, a = __alt_instructions; i < n; i++, a++) {
+		sites[i].addr = (unsigned long)&a->instr_offset + a->instr_offset;
+		sites[i].len = a->instrlen;
+	}
+	sort(sites, n, sizeof(*sites), x86_alt_site_cmp, NULL);
+	x86_nr_alt_sites = n;
+	x86_alt_sites = sites;
+	return 0;
+}
+early_initcall(x86_opt_alt_sites_init);
+
+/* Does [@rstart, @rend) overlap an alternatives site of the kernel? */
+static bool x86_opt_alt_site(unsigned long rstart, unsigned long rend)
+{
+	unsigned int lo = 0, hi = x86_nr_alt_sites, mid;
+
+	if (!core_kernel_text(rstart))
+		return false;
+	if (!x86_alt_sites)
+		return true;		/* cannot tell */
+	/* The first site that could reach @rstart (instrlen is a u8) */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (x86_alt_sites[mid].addr + U8_MAX <= rstart)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x86_nr_alt_sites && x86_alt_sites[lo].addr < rend; lo++) {
+		if (x86_alt_sites[lo].addr + x86_alt_sites[lo].len > rstart)
+			return true;
+	}
+	return false;
+}
+
+/* Is an instruction in [@rstart, @rend) the ud2 of a BUG() or WARN()? */
+static bool x86_opt_bug_site(unsigned long rstart, unsigned long rend)
+{
+	u8 buf[MAX_INSN_SIZE];
+	unsigned long cur;
+	struct insn insn;
+
+	if (!IS_ENABLED(CONFIG_GENERIC_BUG))
+		return false;
+	for (cur = rstart; cur < rend; cur += insn.length) {
+		/* Undecodable: x86_opt_relocate() refuses it. */
+		if (x86_read_original_insn(buf, cur) ||
+		    insn_decode_kernel(&insn, buf) < 0)
+			return false;
+		/* find_bug() is a linear search: only for a ud2 */
+		if (insn.opcode.bytes[0] == 0x0f &&
+		    insn.opcode.bytes[1] == 0x0b && find_bug(cur))
+			return true;
+	}
+	return false;
+}
+
 static bool x86_opt_reserved(unsigned long rstart, unsigned long rend)
 {
 	bool reserved;
 
+	if (x86_opt_bug_site(rstart, rend) || x86_opt_alt_site(rstart, rend))
+		return true;
 	jump_label_lock();
 	reserved = jump_label_text_reserved((void *)rstart, (void *)rend - 1);
 	jump_label_unlock();
@@ -330,9 +426,10 @@ int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
 		free_insn_slot(slot);
 		return -ret;
 	}
-	__text_gen_insn(detour, CALL_INSN_OPCODE, slot, kprobe_opt_entry,
+	put_unaligned((unsigned long)kpp, (unsigned long *)detour);
+	__text_gen_insn(detour + X86_DETOUR_ENTRY, CALL_INSN_OPCODE,
+			(u8 *)slot + X86_DETOUR_ENTRY, kprobe_opt_entry,
 			CALL_INSN_SIZE);
-	put_unaligned((unsigned long)kpp, (unsigned long *)(detour + X86_DETOUR_POINT));
 	text_poke_copy(slot, detour, ret);
 
 	/* What the jump will cover; the int3 covers the first byte. */
@@ -369,7 +466,8 @@ void arch_optimize_kprobe_points(struct list_head *points)
 
 	mutex_lock(&text_mutex);
 	list_for_each_entry(kpp, points, opt_node) {
-		__text_gen_insn(jmp, JMP32_INSN_OPCODE, kpp->addr, kpp->opt.detour,
+		__text_gen_insn(jmp, JMP32_INSN_OPCODE, kpp->addr,
+				(u8 *)kpp->opt.detour + X86_DETOUR_ENTRY,
 				JMP32_INSN_SIZE);
 		text_poke_queue(kpp->addr, jmp, JMP32_INSN_SIZE, NULL);
 	}
@@ -415,34 +513,56 @@ unsigned long x86_opt_resume_addr(struct kprobe_point *kpp)
 
 NOKPROBE_SYMBOL(x86_opt_resume_addr);
 
+/*
+ * A pre_handler moved regs->ip (and asked to resume there) or regs->sp:
+ * kprobe_opt_entry returns to *regs->sp, so put the address to resume at
+ * just below the stack pointer to resume with.  @sp is the probed code's
+ * stack pointer: the room below it is the detour's, not the function's.
+ */
+static void x86_opt_resume_at(struct pt_regs *regs, unsigned long sp,
+			      unsigned long resume)
+{
+	if (WARN_ON_ONCE(regs->sp < sp)) {
+		/* Not there: the return address still holds the region. */
+		regs->sp = sp - sizeof(long);
+		return;
+	}
+	regs->sp -= sizeof(long);
+	*(unsigned long *)regs->sp = resume;
+}
+
+NOKPROBE_SYMBOL(x86_opt_resume_at);
+
 /**
  * kprobe_opt_callback() - the C half of kprobe_opt_entry
  * @regs: the registers kprobe_opt_entry saved; just above them is the
- *	return address of its call, which points at the detour's point
+ *	return address of its call: the detour's relocated region, which
+ *	the point's address precedes
+ *
+ * The fast path changes nothing but regs->sp, by one word: kprobe_opt_entry
+ * then returns to the relocated region.
  *
  * Context: a detour, any context the probed code runs in.
  */
 __visible void kprobe_opt_callback(struct pt_regs *regs)
 {
 	unsigned long *ret_slot = (unsigned long *)(regs + 1);
-	struct kprobe_point *kpp = *(struct kprobe_point **)*ret_slot;
-	unsigned long resume = *ret_slot + sizeof(kpp);
+	unsigned long body = *ret_slot;
+	struct kprobe_point *kpp =
+		*(struct kprobe_point **)(body - X86_DETOUR_BODY);
+	unsigned long sp = (unsigned long)(ret_slot + 1);
 
 	/* As a breakpoint hit at the point would show them */
-	regs->sp = (unsigned long)(ret_slot + 1);
+	regs->sp = sp;
 	regs->ip = (unsigned long)kpp->addr + INT3_INSN_SIZE;
 	preempt_disable();
-	if (kprobe_opt_hit(kpp, regs)) {
-		/* Resuming at regs->ip needs the room below regs->sp. */
-		if (!WARN_ON_ONCE(regs->sp < (unsigned long)(ret_slot + 1)))
-			resume = regs->ip;
-		else
-			regs->sp = (unsigned long)(ret_slot + 1);
-	}
+	if (unlikely(kprobe_opt_hit(kpp, regs)))
+		x86_opt_resume_at(regs, sp, regs->ip);
+	else if (likely(regs->sp == sp))
+		regs->sp = (unsigned long)ret_slot;
+	else
+		x86_opt_resume_at(regs, sp, body);
 	preempt_enable();
-	/* kprobe_opt_entry returns to *regs->sp, with regs->sp above it */
-	regs->sp -= sizeof(long);
-	*(unsigned long *)regs->sp = resume;
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);

@@ -2,16 +2,17 @@
 /*
  * x86 jump optimization: the entry shared by every detour.
  *
- * A detour (see opt.c) starts with "call kprobe_opt_entry", followed by
- * the address of its probe point; the return address on the stack is
- * where that address sits, and the function's stack is just above it.
- * kprobe_opt_entry:
+ * A detour (see opt.c) calls kprobe_opt_entry first thing; the return
+ * address on the stack is the detour's relocated region, the address of
+ * its probe point is just before the call, and the function's stack is
+ * just above the return address.  kprobe_opt_entry:
  *
  *   1. saves the registers as a struct pt_regs, as an exception would;
  *   2. calls kprobe_opt_callback(), which fills in regs->ip and regs->sp
  *      as a breakpoint hit would have them, runs the pre_handlers, and
- *      stores the address to resume at just below the stack pointer to
- *      resume with, which it leaves in regs->sp;
+ *      leaves in regs->sp the stack pointer to resume with, minus the
+ *      word that holds the address to resume at: the return address
+ *      itself on the fast path;
  *   3. restores the registers (and the flags, which a handler may have
  *      changed), switches to that stack and returns to the resume
  *      address: the rest of the detour, or where a pre_handler sent the
