@@ -332,7 +332,9 @@ if [ -e $S ]; then
 	check opt-module-probe-optimized grep -q 'kprobe_target_work+0x0  \[kprobe_target\]  \[OPTIMIZED\]$' $D/list
 	echo > $T/trace
 	check opt-module-unloads rmmod kprobe_target
-	check opt-module-probe-hit grep -q ' mt: (kprobe_target_work+0x0/' $T/trace
+	# (The trace is read after the module went: its ip no longer has a
+	# symbol.  The trace was empty before the rmmod.)
+	check opt-module-probe-hit grep -q ' mt: (' $T/trace
 	echo "guest: kprobes/list after the module with an optimized probe went:"
 	cat $D/list
 	check opt-module-probe-gone grep -q 'kprobe_target_work+0x0  \[GONE\]$' $D/list
