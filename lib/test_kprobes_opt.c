@@ -18,7 +18,6 @@
 #include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
-#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
@@ -1199,36 +1198,38 @@ static void kpo_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_bad), 0);
 }
 
-/* A pre_handler holds a CPU inside the detour while the probe goes. */
-static atomic_t kpo_inside, kpo_release, kpo_stop_at_release;
-static struct hrtimer kpo_release_timer;
-
 /*
- * Lets the handler go.  A timer does it, not the test's thread: on arm64
- * the removal waits for the handler's CPU, with interrupts masked there,
- * in kick_all_cpus_sync() and stop_machine(), and keeps every other CPU
- * (the test's) busy until the handler has left.
+ * A pre_handler holds a CPU inside the detour while the probe goes:
+ * unregister_kprobe() must not return before the handler has left.
  */
-static enum hrtimer_restart kpo_release_fn(struct hrtimer *timer)
-{
-	atomic_set(&kpo_stop_at_release, atomic_read(&kpo_stop));
-	atomic_set(&kpo_release, 1);
-	return HRTIMER_NORESTART;
-}
+static atomic_t kpo_inside, kpo_removing, kpo_saw_removal, kpo_left;
+static atomic_t kpo_stop_at_leave, kpo_left_at_stop;
 
 /*
- * Stays until released, or for two seconds.  Timed by the clocksource, not
- * by jiffies: on arm64 the handler runs with interrupts masked, and if its
- * CPU is the one that advances jiffies, they stand still until it leaves.
+ * Stays until the removal has been under way for 100 ms (two seconds at
+ * most), so that the removal has to wait for it.  Nothing but the handler
+ * itself may end the wait: on arm64 it runs with interrupts masked, and the
+ * removal waits for its CPU (kick_all_cpus_sync(), stop_machine(), RCU)
+ * while it keeps the other CPUs busy.  Timed by the clocksource, not by
+ * jiffies, which stand still meanwhile if this CPU is the one that
+ * advances them.
  */
 static int kpo_pre_linger(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+	u64 now = ktime_get_ns(), deadline = now + 2 * NSEC_PER_SEC, until = 0;
 
 	kpo_pre(p, regs);
 	atomic_set(&kpo_inside, 1);
-	while (!atomic_read(&kpo_release) && ktime_get_ns() < deadline)
+	for (; now < deadline; now = ktime_get_ns()) {
+		if (!until && atomic_read(&kpo_removing))
+			until = now + 100 * NSEC_PER_MSEC;
+		if (until && now >= until)
+			break;
 		cpu_relax();
+	}
+	atomic_set(&kpo_saw_removal, !!until);
+	atomic_set(&kpo_stop_at_leave, atomic_read(&kpo_stop));
+	atomic_set(&kpo_left, 1);
 	return 0;
 }
 
@@ -1241,9 +1242,17 @@ static int kpo_call_once(void *unused)
 	return 0;
 }
 
+/* Once the caller is inside the handler (or after two seconds), removes. */
 static int kpo_unregister_thread(void *kp)
 {
+	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+
+	/* Jiffies may stand still meanwhile (kpo_pre_linger()): no jiffy sleeps */
+	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
+		usleep_range(1000, 2000);
+	atomic_set(&kpo_removing, 1);
 	unregister_kprobe(kp);
+	atomic_set(&kpo_left_at_stop, atomic_read(&kpo_left));
 	atomic_set(&kpo_stop, 1);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -1253,38 +1262,59 @@ static int kpo_unregister_thread(void *kp)
 static void kpo_unregister_while_inside(struct kunit *test)
 {
 	struct kprobe kp = KPO_KPROBE(kpo_target);
-	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
 	struct task_struct *caller, *remover;
+	unsigned int here, there;
+	u64 deadline;
+	int ret;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
 	kp.pre_handler = kpo_pre_linger;
 	atomic_set(&kpo_inside, 0);
-	atomic_set(&kpo_release, 0);
-	atomic_set(&kpo_stop_at_release, 0);
+	atomic_set(&kpo_removing, 0);
+	atomic_set(&kpo_saw_removal, 0);
+	atomic_set(&kpo_left, 0);
+	atomic_set(&kpo_stop_at_leave, 0);
+	atomic_set(&kpo_left_at_stop, 0);
 	atomic_set(&kpo_stop, 0);
 	atomic_set(&kpo_bad, 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
-	caller = kthread_run(kpo_call_once, NULL, "kpo_inside");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(caller));
-	/* Jiffies may stand still meanwhile (kpo_pre_linger()): no jiffy sleeps */
-	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
-		usleep_range(1000, 2000);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
-	/* Armed first: the remover may take this CPU away from the test. */
-	hrtimer_init(&kpo_release_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	kpo_release_timer.function = kpo_release_fn;
-	hrtimer_start(&kpo_release_timer, ms_to_ktime(100), HRTIMER_MODE_REL);
-	remover = kthread_run(kpo_unregister_thread, &kp, "kpo_remover");
+	/*
+	 * Each thread on a CPU of its own, made before anything lingers: a
+	 * task queued on the CPU held in the handler would not run until the
+	 * handler left (kthreadd making a thread, for one).
+	 */
+	here = get_cpu();
+	put_cpu();
+	there = cpumask_any_but(cpu_online_mask, here);
+	remover = kthread_create(kpo_unregister_thread, &kp, "kpo_remover");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
-	while (!atomic_read(&kpo_stop) &&
-	       ktime_get_ns() < deadline + NSEC_PER_SEC)
+	kthread_bind(remover, here);
+	caller = kthread_create(kpo_call_once, NULL, "kpo_inside");
+	if (IS_ERR(caller)) {
+		kthread_stop(remover);
+		KUNIT_FAIL(test, "no caller thread");
+		return;
+	}
+	kthread_bind(caller, there);
+	ret = register_kprobe(&kp);
+	if (ret || !kpo_optimized(&kp)) {
+		kthread_stop(caller);
+		kthread_stop(remover);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "no optimized probe: %d", ret);
+		return;
+	}
+	wake_up_process(remover);
+	wake_up_process(caller);
+	deadline = ktime_get_ns() + 3 * NSEC_PER_SEC;
+	while (!atomic_read(&kpo_stop) && ktime_get_ns() < deadline)
 		usleep_range(1000, 2000);
-	hrtimer_cancel(&kpo_release_timer);
-	/* The removal waited for the handler, and finished once it left. */
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_release), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop_at_release), 0);
+	/* The handler left because of the removal, which then finished. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_saw_removal), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop_at_leave), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_left_at_stop), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop), 1);
 	kthread_stop(remover);
 	kthread_stop(caller);
