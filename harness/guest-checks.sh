@@ -321,6 +321,29 @@ if [ -e $S ]; then
 	echo 0 > $T/events/enable
 	echo > $T/kprobe_events
 	check opt-probes-removed test -z "$(cat $D/list)"
+
+	# A probe on module text (on arm64 optimized, with its detour from
+	# the module area; on x86 the function is shorter than a jump), hit
+	# by the module's exit, then gone with the module
+	insmod $M/kprobe_target.ko
+	echo 'p:kpt/mt kprobe_target:kprobe_target_work' > $T/kprobe_events
+	echo 1 > $T/events/kpt/mt/enable
+	if [ "$(uname -m)" = aarch64 ]; then
+		i=0
+		while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+		check opt-module-probe-optimized grep -q 'kprobe_target_work+0x0  \[kprobe_target\]  \[OPTIMIZED\]$' $D/list
+	fi
+	echo > $T/trace
+	check opt-module-unloads rmmod kprobe_target
+	# (The trace is read after the module went: its ip no longer has a
+	# symbol.  The trace was empty before the rmmod.)
+	check opt-module-probe-hit grep -q ' mt: (' $T/trace
+	echo "guest: kprobes/list after the module with an optimized probe went:"
+	cat $D/list
+	check opt-module-probe-gone grep -q 'kprobe_target_work+0x0  \[GONE\]$' $D/list
+	echo 0 > $T/events/kpt/mt/enable
+	echo > $T/kprobe_events
+	check opt-module-probe-removed test -z "$(cat $D/list)"
 	# Only the administrator changes it.
 	check opt-sysctl-mode sh -c "ls -l $S | grep -q '^-rw-r--r--'"
 fi

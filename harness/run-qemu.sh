@@ -93,7 +93,11 @@ x86_64)
 	qemu=(qemu-system-x86_64 -machine q35 -accel tcg,thread=single -cpu max -m 1G)
 	console=ttyS0 ;;
 arm64)
-	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -cpu max -m 1G)
+	# Single-threaded TCG too: with multi-threaded TCG a vCPU kept
+	# running a B that another vCPU had replaced by a BRK (with
+	# aarch64_insn_patch_text_nosync() and kick_all_cpus_sync()), seen
+	# as hits without their post_handler in the torture test.
+	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -accel tcg,thread=single -cpu max -m 1G)
 	console=ttyAMA0 ;;
 esac
 

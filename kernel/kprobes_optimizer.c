@@ -88,6 +88,15 @@ static void kprobe_opt_set_state(struct kprobe_point *kpp,
 }
 
 /*
+ * The address @off bytes from @addr: regions are measured in bytes, and a
+ * kprobe_opcode_t is not one byte everywhere (arm64: an instruction).
+ */
+static kprobe_opcode_t *kprobe_opt_byte(kprobe_opcode_t *addr, long off)
+{
+	return (kprobe_opcode_t *)((unsigned long)addr + off);
+}
+
+/*
  * Is another point inside @kpp's region, or @kpp inside another's?  Then
  * neither may be optimized: a jump would cover a breakpoint, or resume
  * the replay of one in the middle of the jump.
@@ -100,11 +109,11 @@ static bool kprobe_opt_blocked(struct kprobe_point *kpp)
 	if (!kpp->opt_near)
 		return false;
 	for (i = 1; i < kpp->opt_len; i++) {
-		if (kprobe_point_lookup(kpp->addr + i))
+		if (kprobe_point_lookup(kprobe_opt_byte(kpp->addr, i)))
 			return true;
 	}
 	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
-		other = kprobe_point_lookup(kpp->addr - i);
+		other = kprobe_point_lookup(kprobe_opt_byte(kpp->addr, -(long)i));
 		if (other && other->opt_len > i)
 			return true;
 	}
@@ -211,7 +220,8 @@ void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added)
 	if (!added && !kpp->opt_near)
 		return;
 	for (i = 1 - KPROBE_OPT_MAX_LEN; i < KPROBE_OPT_MAX_LEN; i++) {
-		other = i ? kprobe_point_lookup(kpp->addr + i) : NULL;
+		other = i ? kprobe_point_lookup(kprobe_opt_byte(kpp->addr, i)) :
+			    NULL;
 		if (!other)
 			continue;
 		if (added) {

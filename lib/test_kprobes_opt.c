@@ -5,8 +5,11 @@
  * The probed functions are written in assembly, so that each case knows
  * which instructions a jump at the probe would replace, and why the
  * optimizer must take it or refuse it.  A hit that goes through an
- * exception runs its handlers in_nmi() on x86 (exc_int3() enters NMI
- * context), a hit through a detour does not: that tells the two apart.
+ * exception is told apart from a hit through a detour by its context: on
+ * x86 the int3 handler runs in_nmi() (exc_int3() enters NMI context); on
+ * arm64 the BRK handler runs with debug exceptions masked (PSTATE.D, set
+ * by the exception and left so by el1_dbg()), which kernel code never
+ * does otherwise.
  * Cases that wait for the optimizer call wait_for_kprobe_optimizer();
  * concurrency cases run against a deadline, never a fixed sleep.
  */
@@ -22,10 +25,19 @@
 #include <linux/module.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/static_call.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#ifdef CONFIG_X86_64
 #include <asm/alternative.h>
 #include <asm/asm.h>
+#endif
+#ifdef CONFIG_ARM64
+#include <asm/asm-extable.h>
+#include <asm/sysreg.h>
+#endif
 
 /* What the handlers saw; reset before each case */
 static struct {
@@ -42,10 +54,20 @@ static int kpo_init(struct kunit *test)
 	return 0;
 }
 
+/* Is this handler running in the breakpoint exception? */
+static bool kpo_in_exception(void)
+{
+#ifdef CONFIG_ARM64
+	return read_sysreg(daif) & PSR_D_BIT;
+#else
+	return in_nmi();
+#endif
+}
+
 static int kpo_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&kpo.hits);
-	if (in_nmi())
+	if (kpo_in_exception())
 		atomic_inc(&kpo.trapped);
 	kpo.regs = *regs;
 	kpo.preemptible = preemptible();
@@ -281,6 +303,261 @@ KPO_ASM(kpo_fentry,
 #endif
 #endif /* CONFIG_X86_64 */
 
+#ifdef CONFIG_ARM64
+/* long name(long a, long b): @insns.  The probes go KPO_PROBE bytes in. */
+#define KPO_ASM(name, insns)						\
+	asm(".pushsection .text\n"					\
+	    ".type " #name ", %function\n"				\
+	    ".balign 16\n"						\
+	    #name ":\n"							\
+	    insns							\
+	    ".size " #name ", .-" #name "\n"				\
+	    ".popsection\n")
+#define KPO_PROBE	0
+
+/* A function with a frame: a + 7; the probe replaces the stp */
+kpo_asm_fn kpo_target;
+KPO_ASM(kpo_target,
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	add x0, x0, #7\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n");
+
+/* The same shape, for a second point: a + 11 */
+kpo_asm_fn kpo_target2;
+KPO_ASM(kpo_target2,
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, sp\n"
+	"	add x0, x0, #11\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n");
+
+/*
+ * long kpo_call_filled(long a, long b, kpo_asm_fn *fn): fn(a, b) with
+ * every other register, and the flags, set to known values, so that two
+ * hits can be compared register by register (x18 too, unless it is the
+ * shadow call stack).
+ */
+#ifdef CONFIG_SHADOW_CALL_STACK
+#define KPO_SET_X18	""
+#else
+#define KPO_SET_X18	"	mov x18, #0x1212\n"
+#endif
+typedef long kpo_filler_fn(long a, long b, kpo_asm_fn *fn);
+kpo_filler_fn kpo_call_filled;
+KPO_ASM(kpo_call_filled,
+	"	stp x29, x30, [sp, #-96]!\n"
+	"	mov x29, sp\n"
+	"	stp x19, x20, [sp, #16]\n"
+	"	stp x21, x22, [sp, #32]\n"
+	"	stp x23, x24, [sp, #48]\n"
+	"	stp x25, x26, [sp, #64]\n"
+	"	stp x27, x28, [sp, #80]\n"
+	"	mov x16, x2\n"
+	"	mov x2, #0x202\n"
+	"	mov x3, #0x303\n"
+	"	mov x4, #0x404\n"
+	"	mov x5, #0x505\n"
+	"	mov x6, #0x606\n"
+	"	mov x7, #0x707\n"
+	"	mov x8, #0x808\n"
+	"	mov x9, #0x909\n"
+	"	mov x10, #0xa0a\n"
+	"	mov x11, #0xb0b\n"
+	"	mov x12, #0xc0c\n"
+	"	mov x13, #0xd0d\n"
+	"	mov x14, #0xe0e\n"
+	"	mov x15, #0xf0f\n"
+	"	mov x17, #0x1111\n"
+	KPO_SET_X18
+	"	mov x19, #0x1313\n"
+	"	mov x20, #0x1414\n"
+	"	mov x21, #0x1515\n"
+	"	mov x22, #0x1616\n"
+	"	mov x23, #0x1717\n"
+	"	mov x24, #0x1818\n"
+	"	mov x25, #0x1919\n"
+	"	mov x26, #0x1a1a\n"
+	"	mov x27, #0x1b1b\n"
+	"	mov x28, #0x1c1c\n"
+	"	cmp x0, x0\n"		/* NZCV = 0110 */
+	"	blr x16\n"
+	"	ldp x19, x20, [sp, #16]\n"
+	"	ldp x21, x22, [sp, #32]\n"
+	"	ldp x23, x24, [sp, #48]\n"
+	"	ldp x25, x26, [sp, #64]\n"
+	"	ldp x27, x28, [sp, #80]\n"
+	"	ldp x29, x30, [sp], #96\n"
+	"	ret\n");
+
+/*
+ * One function per instruction that reads the PC, probed on that
+ * instruction (the offset in the table below), each with a result that
+ * shows whether it did what it does in place.
+ */
+kpo_asm_fn kpo_b;
+KPO_ASM(kpo_b,
+	"	b 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+/* x30 must be the original return address, not one in the detour */
+kpo_asm_fn kpo_bl;
+KPO_ASM(kpo_bl,
+	"	mov x9, x30\n"
+	"	bl 1f\n"
+	"	mov x30, x9\n"
+	"	add x0, x0, #100\n"
+	"	ret\n"
+	"1:	add x0, x0, #5\n"
+	"	ret\n");
+
+/* The flags of the cmp must reach the b.ne through the detour */
+kpo_asm_fn kpo_bcond;
+KPO_ASM(kpo_bcond,
+	"	cmp x0, #0\n"
+	"	b.ne 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_cbz;
+KPO_ASM(kpo_cbz,
+	"	cbz x0, 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+/* The 32-bit form: only w0 counts */
+kpo_asm_fn kpo_cbnz;
+KPO_ASM(kpo_cbnz,
+	"	cbnz w0, 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_tbz;
+KPO_ASM(kpo_tbz,
+	"	tbz x0, #3, 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_tbnz;
+KPO_ASM(kpo_tbnz,
+	"	tbnz x0, #40, 1f\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	mov x0, #2\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_adr;
+KPO_ASM(kpo_adr,
+	"	adr x1, 1f\n"
+	"	ldr x0, [x1]\n"
+	"	ret\n"
+	"	.balign 8\n"
+	"1:	.quad 4242\n");
+
+static long kpo_adrp_data __used = 4343;
+kpo_asm_fn kpo_adrp;
+KPO_ASM(kpo_adrp,
+	"	adrp x1, kpo_adrp_data\n"
+	"	add x1, x1, :lo12:kpo_adrp_data\n"
+	"	ldr x0, [x1]\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_ldr_lit;
+KPO_ASM(kpo_ldr_lit,
+	"	ldr x0, 1f\n"
+	"	ret\n"
+	"	.balign 8\n"
+	"1:	.quad 0x123456789abcdef0\n");
+
+/* Zero-extended */
+kpo_asm_fn kpo_ldr_lit32;
+KPO_ASM(kpo_ldr_lit32,
+	"	ldr w0, 1f\n"
+	"	ret\n"
+	"1:	.word 0x89abcdef\n");
+
+/* Sign-extended */
+kpo_asm_fn kpo_ldrsw_lit;
+KPO_ASM(kpo_ldrsw_lit,
+	"	ldrsw x0, 1f\n"
+	"	ret\n"
+	"1:	.word 0x80000005\n");
+
+kpo_asm_fn kpo_prfm_lit;
+KPO_ASM(kpo_prfm_lit,
+	"	prfm pldl1keep, 1f\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	"	.balign 8\n"
+	"1:	.quad 0\n");
+
+kpo_asm_fn kpo_br;
+KPO_ASM(kpo_br,
+	"	adr x1, 1f\n"
+	"	br x1\n"
+	"	mov x0, #1\n"
+	"	ret\n"
+	"1:	add x0, x0, #9\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_blr;
+KPO_ASM(kpo_blr,
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	adr x1, 1f\n"
+	"	blr x1\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	"1:	add x0, x0, #9\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_ret;
+KPO_ASM(kpo_ret,
+	"	add x0, x0, #3\n"
+	"	ret\n");
+
+/* An instruction with an exception-table entry.  Never called. */
+kpo_asm_fn kpo_extable;
+KPO_ASM(kpo_extable,
+	"1:	ldr x0, [x0]\n"
+	"2:	ret\n"
+	__ASM_EXTABLE_RAW("1b", "2b", __stringify(EX_TYPE_KACCESS_ERR_ZERO), "0"));
+
+/* BLR x30: no register left to branch through.  Never called. */
+kpo_asm_fn kpo_blr_x30;
+KPO_ASM(kpo_blr_x30,
+	"	blr x30\n"
+	"	ret\n");
+
+/* LDR XZR, literal: no register to load through.  Never called. */
+kpo_asm_fn kpo_ldr_xzr;
+KPO_ASM(kpo_ldr_xzr,
+	"	.inst 0x5800005f\n"	/* ldr xzr, 1f */
+	"	ret\n"
+	"1:	.quad 0\n");
+
+/* More nops than the kernel image has detours: a + 0 */
+#define KPO_SLED_LEN	(KPROBE_OPT_IMAGE_DETOURS + 2)
+kpo_asm_fn kpo_sled;
+KPO_ASM(kpo_sled,
+	"	.rept " __stringify(KPO_SLED_LEN) "\n"
+	"	nop\n"
+	"	.endr\n"
+	"	ret\n");
+#endif /* CONFIG_ARM64 */
+
 /*
  * @off bytes into @fn.  Computed at run time: an address inside a function
  * in the code itself is a relocation that IBT's objtool check refuses (no
@@ -335,6 +612,7 @@ static void kpo_hit_takes_no_exception(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
 }
 
+#ifdef CONFIG_X86_64
 /* The registers an optimized hit sees are those of a breakpoint hit. */
 static void kpo_regs_as_on_breakpoint(struct kunit *test)
 {
@@ -416,6 +694,208 @@ static void kpo_relocated_region(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 }
+#endif /* CONFIG_X86_64 */
+
+#ifdef CONFIG_ARM64
+static noinline long kpo_filled_hit(void)
+{
+	return kpo_call_filled(0x1234, 0x5678, kpo_target);
+}
+
+/* The registers an optimized hit sees are those of a BRK hit. */
+static void kpo_regs_as_on_breakpoint(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct pt_regs trapped, detoured;
+	int i;
+
+	/* A post_handler keeps the point on its BRK. */
+	kp.post_handler = kpo_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), 0x123bL);
+	trapped = kpo.regs;
+	unregister_kprobe(&kp);
+
+	kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), 0x123bL);
+	detoured = kpo.regs;
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 1);
+	for (i = 0; i < 31; i++)
+		KUNIT_EXPECT_EQ_MSG(test, detoured.regs[i], trapped.regs[i],
+				    "x%d", i);
+	KUNIT_EXPECT_EQ(test, detoured.regs[0], 0x1234UL);
+	KUNIT_EXPECT_EQ(test, detoured.regs[28], 0x1c1cUL);
+	KUNIT_EXPECT_EQ(test, detoured.sp, trapped.sp);
+	KUNIT_EXPECT_EQ(test, detoured.pc, trapped.pc);
+	KUNIT_EXPECT_EQ(test, detoured.pc, (unsigned long)kp.addr);
+	/* BTYPE tells how the BRK was reached, not what the code may do */
+	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
+			trapped.pstate & ~PSR_BTYPE_MASK);
+	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_Z_BIT, (u64)PSR_Z_BIT);
+	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_MODE_MASK, (u64)PSR_MODE_EL1h);
+	/* The frame record an unwinder starts from, as exception entry makes */
+	KUNIT_EXPECT_EQ(test, detoured.stackframe[0], trapped.stackframe[0]);
+	KUNIT_EXPECT_EQ(test, detoured.stackframe[1], trapped.stackframe[1]);
+}
+
+/* A pre_handler may redirect an optimized hit: return -a to the caller. */
+static int kpo_pre_redirect(struct kprobe *p, struct pt_regs *regs)
+{
+	kpo_pre(p, regs);
+	regs->regs[0] = -regs->regs[0];
+	instruction_pointer_set(regs, regs->regs[30]);
+	return 1;
+}
+
+static void kpo_pre_handler_redirects(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+
+	kp.pre_handler = kpo_pre_redirect;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), -5L);
+	KUNIT_EXPECT_EQ(test, kpo_target(6, 0), -6L);
+	/* Every register comes back: the caller's are intact. */
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), -0x1234L);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
+	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), 12L);
+}
+
+/* Each instruction that reads the PC, relocated into the detour */
+struct kpo_reloc {
+	const char *name;
+	kpo_asm_fn *fn;
+	unsigned int offset;	/* of the probed instruction, in instructions */
+	long a[2];		/* two calls, */
+	long ret[2];		/* and what each returns */
+};
+
+static const struct kpo_reloc kpo_relocs[] = {
+	{ "b", kpo_b, 0, { 0, 1 }, { 2, 2 } },
+	{ "bl", kpo_bl, 1, { 0, 10 }, { 105, 115 } },
+	{ "b.cond", kpo_bcond, 1, { 0, 5 }, { 1, 2 } },
+	{ "cbz", kpo_cbz, 0, { 0, 5 }, { 2, 1 } },
+	{ "cbnz", kpo_cbnz, 0, { 1L << 32, 5 }, { 1, 2 } },
+	{ "tbz", kpo_tbz, 0, { 8, 4 }, { 1, 2 } },
+	{ "tbnz", kpo_tbnz, 0, { 1L << 40, 1 }, { 2, 1 } },
+	{ "adr", kpo_adr, 0, { 0, 0 }, { 4242, 4242 } },
+	{ "adrp", kpo_adrp, 0, { 0, 0 }, { 4343, 4343 } },
+	{ "ldr_literal", kpo_ldr_lit, 0, { 0, 0 },
+	  { 0x123456789abcdef0L, 0x123456789abcdef0L } },
+	{ "ldr_literal_w", kpo_ldr_lit32, 0, { 0, 0 },
+	  { 0x89abcdefL, 0x89abcdefL } },
+	{ "ldrsw_literal", kpo_ldrsw_lit, 0, { 0, 0 },
+	  { -0x7ffffffbL, -0x7ffffffbL } },
+	{ "prfm_literal", kpo_prfm_lit, 0, { 1, 2 }, { 2, 3 } },
+	{ "br", kpo_br, 1, { 1, 2 }, { 10, 11 } },
+	{ "blr", kpo_blr, 2, { 1, 2 }, { 11, 12 } },
+	{ "ret", kpo_ret, 1, { 1, 2 }, { 4, 5 } },
+};
+
+static void kpo_reloc_desc(const struct kpo_reloc *r, char *desc)
+{
+	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpo_reloc, kpo_relocs, kpo_reloc_desc);
+
+static void kpo_relocated_insn(struct kunit *test)
+{
+	const struct kpo_reloc *r = test->param_value;
+	struct kprobe kp = {
+		.addr = kpo_at(r->fn, r->offset * AARCH64_INSN_SIZE),
+		.pre_handler = kpo_pre,
+	};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, r->fn(r->a[i], 0), r->ret[i]);
+	KUNIT_EXPECT_EQ(test, kpo.regs.pc, (unsigned long)kp.addr);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	/* And the same without the probe */
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, r->fn(r->a[i], 0), r->ret[i]);
+}
+
+/* A probe on the next instruction is outside the region: both jump. */
+static void kpo_adjacent_points(struct kunit *test)
+{
+	struct kprobe first = KPO_KPROBE(kpo_target);
+	struct kprobe second = { .addr = kpo_at(kpo_target, KPO_PROBE +
+						AARCH64_INSN_SIZE), /* the mov */
+				 .pre_handler = kpo_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&first));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&second), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&first));
+	KUNIT_EXPECT_TRUE(test, kpo_optimized(&second));
+	KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+	unregister_kprobe(&second);
+	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&first));
+	KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+	unregister_kprobe(&first);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+}
+
+/*
+ * With every detour of the kernel image taken, the next point stays a
+ * BRK probe, refused with KPROBE_OPT_NO_DETOUR, and works as one.
+ */
+static void kpo_no_detour(struct kunit *test)
+{
+	struct kprobe *kps, **ptrs;
+	int i, optimized = 0, no_detour = 0;
+
+	kps = kunit_kcalloc(test, KPO_SLED_LEN, sizeof(*kps), GFP_KERNEL);
+	ptrs = kunit_kcalloc(test, KPO_SLED_LEN, sizeof(*ptrs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, kps);
+	KUNIT_ASSERT_NOT_NULL(test, ptrs);
+	for (i = 0; i < KPO_SLED_LEN; i++) {
+		kps[i].addr = kpo_at(kpo_sled, i * AARCH64_INSN_SIZE);
+		kps[i].pre_handler = kpo_pre;
+		ptrs[i] = &kps[i];
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(ptrs, KPO_SLED_LEN), 0);
+	wait_for_kprobe_optimizer();
+	for (i = 0; i < KPO_SLED_LEN; i++) {
+		if (kprobe_optimized(&kps[i]))
+			optimized++;
+		else if (kps[i].point->opt_refused == KPROBE_OPT_NO_DETOUR)
+			no_detour++;
+	}
+	KUNIT_EXPECT_LE(test, optimized, KPROBE_OPT_IMAGE_DETOURS);
+	KUNIT_EXPECT_GE(test, no_detour, KPO_SLED_LEN - KPROBE_OPT_IMAGE_DETOURS);
+	KUNIT_EXPECT_EQ(test, optimized + no_detour, KPO_SLED_LEN);
+	KUNIT_EXPECT_EQ(test, kpo_sled(7, 0), 7L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), KPO_SLED_LEN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), no_detour);
+	unregister_kprobes(ptrs, KPO_SLED_LEN);
+	/*
+	 * Give the detours back before the next case needs one: a point
+	 * goes after an RCU-tasks grace period, from a work item.
+	 */
+	if (IS_ENABLED(CONFIG_TASKS_RCU))
+		rcu_barrier_tasks();
+	else
+		rcu_barrier();
+	flush_scheduled_work();
+	kunit_info(test, "%d optimized, %d without a detour\n", optimized,
+		   no_detour);
+}
+#endif /* CONFIG_ARM64 */
 
 /* ---------------------------------------------------------------------- */
 /* What keeps a point on its breakpoint                                    */
@@ -430,6 +910,7 @@ struct kpo_refusal {
 };
 
 static const struct kpo_refusal kpo_refusals[] = {
+#ifdef CONFIG_X86_64
 	{ "crosses_function", kpo_short, KPO_SHORT_PROBE,
 	  KPROBE_OPT_CROSSES_FUNCTION },
 	{ "call", kpo_call, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE },
@@ -438,7 +919,6 @@ static const struct kpo_refusal kpo_refusals[] = {
 	{ "jump_into_region", kpo_jump_into, KPO_PROBE, KPROBE_OPT_JUMP_INTO },
 	{ "indirect_jump", kpo_indirect, KPO_PROBE, KPROBE_OPT_INDIRECT_JUMP },
 	{ "jump_label_site", kpo_jump_label, KPO_PROBE, KPROBE_OPT_RESERVED },
-#ifdef CONFIG_X86_64
 	{ "int3", kpo_int3, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE, true },
 	{ "ud2", kpo_ud2, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE, true },
 	{ "bug_site", KPO_WARN, KPO_PROBE, KPROBE_OPT_RESERVED, true },
@@ -448,6 +928,11 @@ static const struct kpo_refusal kpo_refusals[] = {
 	  true },
 	/* Served by ftrace: never looked at by the optimizer */
 	{ "ftrace_site", KPO_FENTRY, KPO_PROBE, KPROBE_OPT_UNTRIED, true },
+#endif
+#ifdef CONFIG_ARM64
+	{ "extable_entry", kpo_extable, KPO_PROBE, KPROBE_OPT_EXTABLE },
+	{ "blr_x30", kpo_blr_x30, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE },
+	{ "ldr_literal_xzr", kpo_ldr_xzr, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE },
 #endif
 };
 
@@ -481,6 +966,7 @@ static void kpo_refused(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+#ifdef CONFIG_X86_64
 /* Two points where one's jump would cover the other: neither, until. */
 static void kpo_probe_inside_region(struct kunit *test)
 {
@@ -505,6 +991,7 @@ static void kpo_probe_inside_region(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 2);
 }
+#endif
 
 static void kpo_post_handler_unoptimizes(struct kunit *test)
 {
@@ -711,17 +1198,38 @@ static void kpo_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_bad), 0);
 }
 
-/* A pre_handler holds a CPU inside the detour while the probe goes. */
-static atomic_t kpo_inside, kpo_release;
+/*
+ * A pre_handler holds a CPU inside the detour while the probe goes:
+ * unregister_kprobe() must not return before the handler has left.
+ */
+static atomic_t kpo_inside, kpo_removing, kpo_saw_removal, kpo_left;
+static atomic_t kpo_stop_at_leave, kpo_left_at_stop;
 
+/*
+ * Stays until the removal has been under way for 100 ms (two seconds at
+ * most), so that the removal has to wait for it.  Nothing but the handler
+ * itself may end the wait: on arm64 it runs with interrupts masked, and the
+ * removal waits for its CPU (kick_all_cpus_sync(), stop_machine(), RCU)
+ * while it keeps the other CPUs busy.  Timed by the clocksource, not by
+ * jiffies, which stand still meanwhile if this CPU is the one that
+ * advances them.
+ */
 static int kpo_pre_linger(struct kprobe *p, struct pt_regs *regs)
 {
-	unsigned long deadline = jiffies + 2 * HZ;
+	u64 now = ktime_get_ns(), deadline = now + 2 * NSEC_PER_SEC, until = 0;
 
 	kpo_pre(p, regs);
 	atomic_set(&kpo_inside, 1);
-	while (!atomic_read(&kpo_release) && time_before(jiffies, deadline))
+	for (; now < deadline; now = ktime_get_ns()) {
+		if (!until && atomic_read(&kpo_removing))
+			until = now + 100 * NSEC_PER_MSEC;
+		if (until && now >= until)
+			break;
 		cpu_relax();
+	}
+	atomic_set(&kpo_saw_removal, !!until);
+	atomic_set(&kpo_stop_at_leave, atomic_read(&kpo_stop));
+	atomic_set(&kpo_left, 1);
 	return 0;
 }
 
@@ -734,9 +1242,17 @@ static int kpo_call_once(void *unused)
 	return 0;
 }
 
+/* Once the caller is inside the handler (or after two seconds), removes. */
 static int kpo_unregister_thread(void *kp)
 {
+	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+
+	/* Jiffies may stand still meanwhile (kpo_pre_linger()): no jiffy sleeps */
+	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
+		usleep_range(1000, 2000);
+	atomic_set(&kpo_removing, 1);
 	unregister_kprobe(kp);
+	atomic_set(&kpo_left_at_stop, atomic_read(&kpo_left));
 	atomic_set(&kpo_stop, 1);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -746,32 +1262,59 @@ static int kpo_unregister_thread(void *kp)
 static void kpo_unregister_while_inside(struct kunit *test)
 {
 	struct kprobe kp = KPO_KPROBE(kpo_target);
-	unsigned long deadline = jiffies + 2 * HZ;
 	struct task_struct *caller, *remover;
+	unsigned int here, there;
+	u64 deadline;
+	int ret;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
 	kp.pre_handler = kpo_pre_linger;
 	atomic_set(&kpo_inside, 0);
-	atomic_set(&kpo_release, 0);
+	atomic_set(&kpo_removing, 0);
+	atomic_set(&kpo_saw_removal, 0);
+	atomic_set(&kpo_left, 0);
+	atomic_set(&kpo_stop_at_leave, 0);
+	atomic_set(&kpo_left_at_stop, 0);
 	atomic_set(&kpo_stop, 0);
 	atomic_set(&kpo_bad, 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
-	caller = kthread_run(kpo_call_once, NULL, "kpo_inside");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(caller));
-	while (!atomic_read(&kpo_inside) && time_before(jiffies, deadline))
-		schedule_timeout_uninterruptible(1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
-	remover = kthread_run(kpo_unregister_thread, &kp, "kpo_remover");
+	/*
+	 * Each thread on a CPU of its own, made before anything lingers: a
+	 * task queued on the CPU held in the handler would not run until the
+	 * handler left (kthreadd making a thread, for one).
+	 */
+	here = get_cpu();
+	put_cpu();
+	there = cpumask_any_but(cpu_online_mask, here);
+	remover = kthread_create(kpo_unregister_thread, &kp, "kpo_remover");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
-	/* The removal waits for the handler... */
-	schedule_timeout_uninterruptible(HZ / 10);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop), 0);
-	/* ...and finishes once it has left. */
-	atomic_set(&kpo_release, 1);
-	while (!atomic_read(&kpo_stop) && time_before(jiffies, deadline + HZ))
-		schedule_timeout_uninterruptible(1);
+	kthread_bind(remover, here);
+	caller = kthread_create(kpo_call_once, NULL, "kpo_inside");
+	if (IS_ERR(caller)) {
+		kthread_stop(remover);
+		KUNIT_FAIL(test, "no caller thread");
+		return;
+	}
+	kthread_bind(caller, there);
+	ret = register_kprobe(&kp);
+	if (ret || !kpo_optimized(&kp)) {
+		kthread_stop(caller);
+		kthread_stop(remover);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "no optimized probe: %d", ret);
+		return;
+	}
+	wake_up_process(remover);
+	wake_up_process(caller);
+	deadline = ktime_get_ns() + 3 * NSEC_PER_SEC;
+	while (!atomic_read(&kpo_stop) && ktime_get_ns() < deadline)
+		usleep_range(1000, 2000);
+	/* The handler left because of the removal, which then finished. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_saw_removal), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop_at_leave), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_left_at_stop), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop), 1);
 	kthread_stop(remover);
 	kthread_stop(caller);
@@ -783,9 +1326,20 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_hit_takes_no_exception),
 	KUNIT_CASE(kpo_regs_as_on_breakpoint),
 	KUNIT_CASE(kpo_pre_handler_redirects),
+#ifdef CONFIG_X86_64
 	KUNIT_CASE(kpo_relocated_region),
+#endif
+#ifdef CONFIG_ARM64
+	KUNIT_CASE_PARAM(kpo_relocated_insn, kpo_reloc_gen_params),
+#endif
 	KUNIT_CASE_PARAM(kpo_refused, kpo_refusal_gen_params),
+#ifdef CONFIG_X86_64
 	KUNIT_CASE(kpo_probe_inside_region),
+#endif
+#ifdef CONFIG_ARM64
+	KUNIT_CASE(kpo_adjacent_points),
+	KUNIT_CASE(kpo_no_detour),
+#endif
 	KUNIT_CASE(kpo_post_handler_unoptimizes),
 	KUNIT_CASE(kpo_disable_enable),
 	KUNIT_CASE(kpo_batch),

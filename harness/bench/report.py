@@ -167,7 +167,7 @@ def table(runs, many):
     return '\n'.join(out)
 
 
-def goals(runs):
+def goals(runs, arch):
     """Each goal, per preemption model: (text, [(model, met, detail)])."""
     out = []
 
@@ -212,8 +212,34 @@ def goals(runs):
         r = with_many / one
         return r <= 1.1, f'{with_many} vs {one} = {r:.2f}x'
 
+    def cheapest(ours, stock):
+        """Our optimized hit against stock's cheapest hit of any kind."""
+        mine = BY_KEY['hit.pre_opt'].value(ours)
+        theirs = [(hit_default(stock, row), row.key.split('.')[1])
+                  for row in HIT_ROWS]
+        theirs = [t for t in theirs if t[0] is not None]
+        if mine is None or not theirs:
+            return None, 'no data' if mine is not None else 'not optimized'
+        low = min(theirs)
+        r = mine / low[0]
+        return r <= 0.25, f'{mine} vs {low[1]} {low[0]} = {r:.2f}x'
+
+    def kretprobe(ours, stock):
+        """Our kretprobe with an optimized entry against stock's."""
+        mine = BY_KEY['hit.ret_opt'].value(ours)
+        theirs = hit_default(stock, BY_KEY['hit.ret_opt'])
+        if mine is None or theirs is None:
+            return None, 'no data' if mine is not None else 'not optimized'
+        r = mine / theirs
+        return r <= 0.5, f'{mine} vs {theirs} = {r:.2f}x'
+
     check('every hit kind <= 0.7x stock (optimized rows: ours at its '
           'default against stock\'s optimized hit)', hits)
+    if arch == 'arm64':
+        check('arm64: an optimized hit <= 1/4 of stock\'s cheapest hit',
+              cheapest)
+        check('arm64: a kretprobe with optimized entry <= 0.5x stock\'s',
+              kretprobe)
     check('register_kprobes()/unregister_kprobes() of 512 >= 20x faster',
           faster(['reg.batch.512', 'unreg.batch.512'], 20))
     check('one-by-one register/unregister of 512 >= 5x faster',
@@ -279,7 +305,7 @@ def main():
                      else 'no jump optimization')
         print(f'{tree}-{model}: ' + '; '.join(notes))
     print('goals:')
-    for text, results in goals(runs):
+    for text, results in goals(runs, args.arch):
         print(f'  {text}')
         for name, met, detail in results:
             verdict = {True: 'met', False: 'NOT met', None: 'unknown'}[met]

@@ -8,6 +8,9 @@
  *	rmmod kprobe_target	# the probe is now listed as [GONE]
  *	rmmod kprobe_example	# and can still be unregistered
  *
+ * kprobe_target_work() runs when the module is loaded and when it is
+ * unloaded.
+ *
  * With async=1 its init also schedules work that runs init text after the
  * module went live.
  */
@@ -51,6 +54,8 @@ static int __init kprobe_target_init(void)
 
 static void __exit kprobe_target_exit(void)
 {
+	/* A last hit for a probe on the way out */
+	kprobe_target_work(1);
 }
 
 module_init(kprobe_target_init)

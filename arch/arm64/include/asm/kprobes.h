@@ -9,6 +9,21 @@
 #include <asm-generic/kprobes.h>
 
 #ifdef CONFIG_KPROBES
+/*
+ * Jump optimization (arch/arm64/kernel/probes/opt.c): a detour is
+ * KPROBE_OPT_DETOUR_SIZE bytes; the kernel image reserves room for
+ * KPROBE_OPT_IMAGE_DETOURS of them (opt_entry.S).  Offsets in a detour:
+ */
+#define KPROBE_OPT_DETOUR_SIZE		64
+#define KPROBE_OPT_IMAGE_DETOURS	1024
+#define ARM64_DETOUR_POINT		0	/* .quad the probe point */
+#define ARM64_DETOUR_ADDR		8	/* .quad its address */
+#define ARM64_DETOUR_CODE		16	/* where the point's B goes */
+#define ARM64_DETOUR_RET		28	/* kprobe_opt_entry returns here */
+#define ARM64_DETOUR_REPLAY		36	/* the probed instruction's replay */
+#define ARM64_DETOUR_LITERAL		48	/* .quad a constant it loads */
+
+#ifndef __ASSEMBLY__
 #include <linux/types.h>
 #include <asm/probes.h>
 
@@ -32,5 +47,32 @@ struct arch_kprobe_step {
 	unsigned long saved_irqflag;
 };
 
+/**
+ * struct arch_optimized_insn - the detour of an optimized point
+ * @detour: its code, see arch/arm64/kernel/probes/opt.c; NULL until built
+ *	(written under kprobe_mutex before the point's hits may use it)
+ */
+struct arch_optimized_insn {
+	kprobe_opcode_t *detour;
+};
+
+/* The jump replaces the probed instruction, and nothing else. */
+#define KPROBE_OPT_MAX_LEN		AARCH64_INSN_SIZE
+
+struct kprobe_point;
+#ifdef CONFIG_OPTPROBES
+unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp);
+/* opt_entry.S */
+void kprobe_opt_entry(void);
+extern const u32 kprobe_opt_template[];
+extern u8 kprobe_opt_detours[];
+#else
+static inline unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp)
+{
+	return 0;
+}
+#endif
+
+#endif /* !__ASSEMBLY__ */
 #endif /* CONFIG_KPROBES */
 #endif /* __ASM_KPROBES_H */

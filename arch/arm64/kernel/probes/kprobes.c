@@ -25,6 +25,11 @@
  * A fault in the stepped copy ends the hit instead (kprobe_fault_handler()):
  * it is handled as a fault of the original instruction.
  *
+ * A point whose kprobes need no post_handler is optimized (opt.c): its BRK
+ * becomes a B to a detour that runs the pre_handlers without an
+ * exception.  While that BRK is being swapped for the B, or back, a BRK
+ * hit resumes in the detour at step 3.
+ *
  * The text is changed with aarch64_insn_patch_text(), which writes under
  * stop_machine() and cleans the caches to the point of unification, for a
  * whole batch of changes at once; the slots with
@@ -290,6 +295,18 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
 
 	kcb->status = KPROBE_HIT_SS;
+
+	/*
+	 * Being optimized or unoptimized: the detour replays the instruction
+	 * and branches back (opt.c).  A post_handler just added misses this
+	 * hit.
+	 */
+	if (kprobe_opt_diverts(kpp)) {
+		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
+		instruction_pointer_set(regs, arm64_opt_resume_addr(kpp));
+		kprobe_hit_end(kcb);
+		return;
+	}
 
 	if (kpp->ainsn.api.handler) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64 jump optimization: detours, the branches to them, and a hit
+ * through them.
+ *
+ * The region of a point is the probed instruction alone: a B is one
+ * instruction, so nothing but the point itself can lead into what it
+ * replaces.  The B goes to the point's detour, KPROBE_OPT_DETOUR_SIZE
+ * bytes within its +/-128 MiB reach:
+ *
+ *	 0  .quad  the probe point
+ *	 8  .quad  the probed address
+ *	16  stp    x0, x1, [sp, #-PT_REGS_SIZE]!	<- the point's B
+ *	20  stp    x29, x30, [sp, #S_FP]
+ *	24  bl     kprobe_opt_entry			saves pt_regs, runs the
+ *	28  ldr    x30, [sp, #S_LR]			pre_handlers (opt_entry.S)
+ *	32  add    sp, sp, #PT_REGS_SIZE
+ *	36  the replay of the probed instruction, and a B behind it
+ *	48  .quad  a constant the replay loads
+ *
+ * The replay: an instruction that does not read the PC is copied, and
+ * followed by a B to the next one.  The others are relocated:
+ *	B		B to the target
+ *	BL		LDR x30 of the return address; B to the target
+ *	B.cond, CBZ, CBNZ, TBZ, TBNZ
+ *			the same test branching 8 bytes on, to a B to the
+ *			target; before it a B to the next instruction
+ *	ADR, ADRP	LDR of the address into the destination register
+ *	LDR, LDRSW (literal)
+ *			LDR of the literal's address into the destination
+ *			register, then the load through it
+ *	PRFM (literal)	nothing: a prefetch has no visible effect
+ *	BR, RET		copied
+ *	BLR		LDR x30 of the return address; BR (not BLR x30,
+ *			which would need a scratch register)
+ * A point is refused (enum kprobe_opt_refusal) when its instruction has an
+ * exception-table entry, may be a landing pad of an indirect branch under
+ * kernel BTI, cannot be relocated, or has no detour in reach: it then
+ * stays a BRK probe.
+ *
+ * Detours of kernel text come from kprobe_opt_detours, room for
+ * KPROBE_OPT_IMAGE_DETOURS of them inside the kernel image (opt_entry.S);
+ * detours of module text from module_alloc() pages, else from the image's
+ * room if that is in reach.  A detour is written before anything can
+ * branch to it, word by word with aarch64_insn_write() (through the
+ * fixmap), and its range is cleaned to the point of unification.
+ *
+ * A hit through a detour sees a struct pt_regs as a BRK hit does: the
+ * registers, sp, pc (the probed address) and pstate (NZCV, DAIF as the
+ * probed code had them, EL1h, and PAN where the kernel uses it), with the
+ * frame record of an exception.  The pre_handlers run with interrupts
+ * masked (raw, lockdep told as by an exception entry), as on the BRK
+ * path, and so with preemption off; unlike there, debug exceptions and
+ * SErrors stay unmasked.  Handler
+ * changes to x0-x30 and NZCV are honoured; a non-zero return with a new
+ * pc resumes there, with every register, sp and pstate from the pt_regs
+ * (kprobe_opt_entry, step 4').
+ *
+ * Text changes.  The architecture lets BRK and B be swapped in place while
+ * other CPUs execute them (both are in the set of instructions the ARM ARM
+ * allows for concurrent modification and execution); every other change of
+ * a probed instruction goes through stop_machine() (aarch64_insn_patch_text(),
+ * the BRK arming in kprobes.c).  In the optimizer's steps
+ * (kernel/kprobes_optimizer.c):
+ *
+ *   1. arch_prepare_optimized_kprobe_point(): the detour is written and
+ *      cleaned to the PoU, where no CPU can execute it yet; then the
+ *      point becomes DIVERTING and BRK hits on it resume in its replay.
+ *   2. The optimizer's grace periods: besides draining the point, they
+ *      put a context synchronization event on every CPU (an exception
+ *      return or a context switch), after which no CPU holds stale
+ *      instructions of the detour's memory.
+ *   3. arch_optimize_kprobe_points(): BRK -> B, written with
+ *      aarch64_insn_patch_text_nosync(), which cleans and invalidates the
+ *      word to the PoU (broadcast); a CPU that still fetches the BRK
+ *      traps and is sent to the detour.  Then an ISB here and
+ *      kick_all_cpus_sync() for the other CPUs, which take an IPI: every
+ *      CPU has had a context synchronization event and fetches the B from
+ *      then on.
+ *   4. arch_unoptimize_kprobe_points(): B -> BRK the same way, then the
+ *      ISB and kick_all_cpus_sync(), so that when it returns no CPU can
+ *      take the B any more; a CPU already past it finishes in the detour
+ *      (a CPU with interrupts masked holds the IPI back until then).  The
+ *      core may then put the original instruction back, under
+ *      stop_machine().
+ *   5. The detour is freed with the point, after an RCU-tasks grace
+ *      period: no task is left in it, even one preempted there.
+ */
+
+#define pr_fmt(fmt) "kprobes: " fmt
+
+#include <linux/bitmap.h>
+#include <linux/extable.h>
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/moduleloader.h>
+#include <linux/mutex.h>
+#include <linux/set_memory.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/vmalloc.h>
+#include <asm/cacheflush.h>
+#include <asm/cpufeature.h>
+#include <asm/debug-monitors.h>
+#include <asm/insn.h>
+#include <asm/patching.h>
+#include <asm/ptrace.h>
+#include <asm/sysreg.h>
+
+asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
+				   struct pt_regs *regs);
+
+#define DETOUR_WORDS		(KPROBE_OPT_DETOUR_SIZE / AARCH64_INSN_SIZE)
+#define DETOUR_WORD(off)	((off) / AARCH64_INSN_SIZE)
+/* The nop of kprobe_opt_template that becomes the call */
+#define DETOUR_CALL		(ARM64_DETOUR_RET - AARCH64_INSN_SIZE)
+#define DETOURS_PER_PAGE	(PAGE_SIZE / KPROBE_OPT_DETOUR_SIZE)
+
+/* The CRm:op2 field of a hint */
+#define AARCH64_INSN_HINT_OP_MASK	0xfe0
+
+/* PSTATE.PAN, read with MRS (op0=3, op1=0, CRn=4, CRm=2, op2=3) */
+#define SYS_PSTATE_PAN		sys_reg(3, 0, 4, 2, 3)
+
+/**
+ * struct arm64_detour_area - memory that detours are taken from
+ * @list: entry in arm64_detour_pages (arm64_detour_mutex)
+ * @base: the first detour (immutable)
+ * @nr: how many detours fit (immutable)
+ * @nused: how many are taken (arm64_detour_mutex)
+ * @used: which are taken (arm64_detour_mutex)
+ */
+struct arm64_detour_area {
+	struct list_head list;
+	u8 *base;
+	unsigned int nr;
+	unsigned int nused;
+	unsigned long *used;
+};
+
+/**
+ * struct arm64_detour_page - a module_alloc() page of detours
+ * @area: its area
+ * @bits: the bitmap @area.used points at
+ */
+struct arm64_detour_page {
+	struct arm64_detour_area area;
+	DECLARE_BITMAP(bits, DETOURS_PER_PAGE);
+};
+
+static DEFINE_MUTEX(arm64_detour_mutex);
+static DECLARE_BITMAP(arm64_image_used, KPROBE_OPT_IMAGE_DETOURS);
+static struct arm64_detour_area arm64_image_area = {
+	.base = kprobe_opt_detours,
+	.nr = KPROBE_OPT_IMAGE_DETOURS,
+	.used = arm64_image_used,
+};
+
+/* Pages of detours for module text (arm64_detour_mutex) */
+static LIST_HEAD(arm64_detour_pages);
+
+/* Can a B or BL at @from reach @to? */
+static bool arm64_in_reach(unsigned long from, unsigned long to)
+{
+	long off = to - from;
+
+	return off >= -SZ_128M && off < SZ_128M;
+}
+
+/* Can the detour at @d serve a point at @addr: the B there, its call? */
+static bool arm64_detour_in_reach(u8 *d, unsigned long addr)
+{
+	unsigned long code = (unsigned long)d + ARM64_DETOUR_CODE;
+
+	return arm64_in_reach(addr, code) &&
+	       arm64_in_reach((unsigned long)d + DETOUR_CALL,
+			      (unsigned long)kprobe_opt_entry);
+}
+
+/* A free detour of @area for @addr, or NULL; reach is an interval. */
+static u8 *arm64_detour_take(struct arm64_detour_area *area,
+			     unsigned long addr)
+{
+	unsigned int idx;
+
+	lockdep_assert_held(&arm64_detour_mutex);
+	if (area->nused == area->nr ||
+	    !arm64_detour_in_reach(area->base, addr) ||
+	    !arm64_detour_in_reach(area->base + (area->nr - 1) *
+				   KPROBE_OPT_DETOUR_SIZE, addr))
+		return NULL;
+	idx = find_first_zero_bit(area->used, area->nr);
+	__set_bit(idx, area->used);
+	area->nused++;
+	return area->base + idx * KPROBE_OPT_DETOUR_SIZE;
+}
+
+/* A new page of detours, mapped read-only and executable, full of UDFs */
+static struct arm64_detour_area *arm64_detour_page_new(void)
+{
+	struct arm64_detour_page *page;
+
+	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	if (!page)
+		return NULL;
+	page->area.base = module_alloc(PAGE_SIZE);
+	if (!page->area.base) {
+		kfree(page);
+		return NULL;
+	}
+	memset(page->area.base, 0, PAGE_SIZE);
+	/* vfree() must restore the direct map's permissions too. */
+	set_vm_flush_reset_perms(page->area.base);
+	set_memory_ro((unsigned long)page->area.base, 1);
+	set_memory_x((unsigned long)page->area.base, 1);
+	page->area.nr = DETOURS_PER_PAGE;
+	page->area.used = page->bits;
+	list_add_tail(&page->area.list, &arm64_detour_pages);
+	return &page->area;
+}
+
+static void arm64_detour_page_free(struct arm64_detour_area *area)
+{
+	list_del(&area->list);
+	module_memfree(area->base);
+	kfree(container_of(area, struct arm64_detour_page, area));
+}
+
+/*
+ * A detour for a point at @addr: kernel text from the image's room,
+ * module text from a module page in reach, or from the image's room.
+ */
+static u8 *arm64_detour_alloc(unsigned long addr)
+{
+	struct arm64_detour_area *area;
+	u8 *d = NULL;
+
+	mutex_lock(&arm64_detour_mutex);
+	if (!core_kernel_text(addr)) {
+		list_for_each_entry(area, &arm64_detour_pages, list) {
+			d = arm64_detour_take(area, addr);
+			if (d)
+				goto out;
+		}
+		area = arm64_detour_page_new();
+		if (area) {
+			d = arm64_detour_take(area, addr);
+			if (d)
+				goto out;
+			arm64_detour_page_free(area);
+		}
+	}
+	d = arm64_detour_take(&arm64_image_area, addr);
+out:
+	mutex_unlock(&arm64_detour_mutex);
+	return d;
+}
+
+static bool arm64_detour_in(struct arm64_detour_area *area, u8 *d)
+{
+	return d >= area->base &&
+	       d < area->base + area->nr * KPROBE_OPT_DETOUR_SIZE;
+}
+
+static void arm64_detour_free(u8 *d)
+{
+	struct arm64_detour_area *area;
+	unsigned int idx;
+
+	mutex_lock(&arm64_detour_mutex);
+	if (arm64_detour_in(&arm64_image_area, d)) {
+		area = &arm64_image_area;
+	} else {
+		list_for_each_entry(area, &arm64_detour_pages, list) {
+			if (arm64_detour_in(area, d))
+				goto found;
+		}
+		WARN_ONCE(1, "kprobes: freeing unknown detour %p\n", d);
+		goto out;
+	}
+found:
+	idx = (d - area->base) / KPROBE_OPT_DETOUR_SIZE;
+	if (WARN_ON_ONCE(!__test_and_clear_bit(idx, area->used)))
+		goto out;
+	if (!--area->nused && area != &arm64_image_area)
+		arm64_detour_page_free(area);
+out:
+	mutex_unlock(&arm64_detour_mutex);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Building a detour                                                       */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * struct arm64_detour_buf - a detour being built
+ * @at: where it will be
+ * @w: its words; @w[i] will be at @at + 4 * i
+ * @n: the next word of the replay
+ */
+struct arm64_detour_buf {
+	unsigned long at;
+	u32 w[DETOUR_WORDS];
+	unsigned int n;
+};
+
+static unsigned long arm64_buf_pc(struct arm64_detour_buf *b)
+{
+	return b->at + b->n * AARCH64_INSN_SIZE;
+}
+
+static void arm64_emit(struct arm64_detour_buf *b, u32 insn)
+{
+	b->w[b->n++] = insn;
+}
+
+/* Store @val at byte @off as data, whatever the kernel's endianness. */
+static void arm64_put_quad(struct arm64_detour_buf *b, unsigned int off,
+			   u64 val)
+{
+	__le32 raw[2];
+
+	memcpy(raw, &val, sizeof(val));
+	/* aarch64_insn_write() stores each word little-endian */
+	b->w[DETOUR_WORD(off)] = le32_to_cpu(raw[0]);
+	b->w[DETOUR_WORD(off) + 1] = le32_to_cpu(raw[1]);
+}
+
+/* B (or BL) to @target; false when out of reach. */
+static bool arm64_emit_branch(struct arm64_detour_buf *b, unsigned long target,
+			      enum aarch64_insn_branch_type type)
+{
+	unsigned long pc = arm64_buf_pc(b);
+
+	if (!arm64_in_reach(pc, target))
+		return false;
+	arm64_emit(b, aarch64_insn_gen_branch_imm(pc, target, type));
+	return true;
+}
+
+/* LDR X<reg>, =@val, through the detour's literal */
+static void arm64_emit_load_const(struct arm64_detour_buf *b, u32 reg, u64 val)
+{
+	arm64_put_quad(b, ARM64_DETOUR_LITERAL, val);
+	arm64_emit(b, aarch64_insn_gen_load_literal(arm64_buf_pc(b),
+						    b->at + ARM64_DETOUR_LITERAL,
+						    reg, true));
+}
+
+/* The address a PC-relative literal load reads */
+static unsigned long arm64_literal_addr(u32 insn, unsigned long pc)
+{
+	return pc + (sign_extend64(aarch64_insn_decode_immediate(AARCH64_INSN_IMM_19,
+								 insn), 18) << 2);
+}
+
+/* LDR (or LDRSW) X<rt>, [X<rt>] for the literal load @insn */
+static u32 arm64_load_through(u32 insn, u32 rt)
+{
+	if (aarch64_insn_is_ldrsw_lit(insn))
+		return 0xb9800000 | (rt << 5) | rt;	/* ldrsw xt, [xt] */
+	return aarch64_insn_gen_load_store_imm(rt, rt, 0,
+					       (insn & BIT(30)) ?
+					       AARCH64_INSN_SIZE_64 :
+					       AARCH64_INSN_SIZE_32,
+					       AARCH64_INSN_LDST_LOAD_IMM_OFFSET);
+}
+
+/* Branches and register branches: nothing runs on behind their replay. */
+static int arm64_relocate_branch(struct arm64_detour_buf *b, u32 insn,
+				 unsigned long pc)
+{
+	unsigned long next = pc + AARCH64_INSN_SIZE;
+	u32 rn = (insn >> 5) & 0x1f;
+
+	if (aarch64_insn_is_bl(insn))
+		arm64_emit_load_const(b, AARCH64_INSN_REG_LR, next);
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
+		return arm64_emit_branch(b, pc + aarch64_get_branch_offset(insn),
+					 AARCH64_INSN_BRANCH_NOLINK) ?
+		       0 : KPROBE_OPT_UNRELOCATABLE;
+
+	if (aarch64_insn_is_br(insn) || aarch64_insn_is_ret(insn)) {
+		arm64_emit(b, insn);
+		return 0;
+	}
+
+	/* blr */
+	if (rn == AARCH64_INSN_REG_LR)
+		return KPROBE_OPT_UNRELOCATABLE;
+	arm64_emit_load_const(b, AARCH64_INSN_REG_LR, next);
+	arm64_emit(b, aarch64_insn_gen_branch_reg(rn, AARCH64_INSN_BRANCH_NOLINK));
+	return 0;
+}
+
+/*
+ * The replay of the probed instruction, at ARM64_DETOUR_REPLAY (see the
+ * table at the top).  Returns 0 or a refusal.
+ */
+static int arm64_relocate(struct arm64_detour_buf *b, struct kprobe_point *kpp)
+{
+	unsigned long pc = (unsigned long)kpp->addr;
+	unsigned long next = pc + AARCH64_INSN_SIZE;
+	u32 insn = kpp->opcode, rt = insn & 0x1f;
+	unsigned long target;
+	s64 imm;
+
+	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn) ||
+	    aarch64_insn_is_br(insn) || aarch64_insn_is_ret(insn) ||
+	    aarch64_insn_is_blr(insn))
+		return arm64_relocate_branch(b, insn, pc);
+
+	if (aarch64_insn_is_bcond(insn) || aarch64_insn_is_cbz(insn) ||
+	    aarch64_insn_is_cbnz(insn) || aarch64_insn_is_tbz(insn) ||
+	    aarch64_insn_is_tbnz(insn)) {
+		/* Taken: on to the B to the target, behind the B to @next */
+		target = pc + aarch64_get_branch_offset(insn);
+		arm64_emit(b, aarch64_set_branch_offset(insn, 2 * AARCH64_INSN_SIZE));
+		if (!arm64_emit_branch(b, next, AARCH64_INSN_BRANCH_NOLINK) ||
+		    !arm64_emit_branch(b, target, AARCH64_INSN_BRANCH_NOLINK))
+			return KPROBE_OPT_UNRELOCATABLE;
+		return 0;
+	}
+
+	if (aarch64_insn_is_adr_adrp(insn)) {
+		imm = sign_extend64(aarch64_insn_decode_immediate(AARCH64_INSN_IMM_ADR,
+								  insn), 20);
+		if (aarch64_insn_is_adrp(insn))
+			target = (pc & PAGE_MASK) + (imm << 12);
+		else
+			target = pc + imm;
+		arm64_emit_load_const(b, rt, target);
+	} else if (aarch64_insn_is_ldr_lit(insn) ||
+		   aarch64_insn_is_ldrsw_lit(insn)) {
+		/* With XZR as destination there is no register to load through. */
+		if (rt == AARCH64_INSN_REG_ZR)
+			return KPROBE_OPT_UNRELOCATABLE;
+		arm64_emit_load_const(b, rt, arm64_literal_addr(insn, pc));
+		arm64_emit(b, arm64_load_through(insn, rt));
+	} else if (kpp->ainsn.api.handler && !aarch64_insn_is_prfm_lit(insn)) {
+		/* Some other instruction that reads the PC */
+		return KPROBE_OPT_UNRELOCATABLE;
+	} else if (!kpp->ainsn.api.handler) {
+		arm64_emit(b, insn);
+	}
+	/* (A literal prefetch has no visible effect: nothing to replay.) */
+	return arm64_emit_branch(b, next, AARCH64_INSN_BRANCH_NOLINK) ?
+	       0 : KPROBE_OPT_UNRELOCATABLE;
+}
+
+/*
+ * Under kernel BTI, an instruction an indirect branch may land on must
+ * stay where it is: a B in its place is no landing pad.
+ */
+static bool arm64_landing_pad(u32 insn)
+{
+	u32 op = insn & AARCH64_INSN_HINT_OP_MASK;
+
+	if (!IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) || !aarch64_insn_is_hint(insn))
+		return false;
+	return op == AARCH64_INSN_HINT_BTI || op == AARCH64_INSN_HINT_BTIC ||
+	       op == AARCH64_INSN_HINT_BTIJ || op == AARCH64_INSN_HINT_BTIJC ||
+	       op == AARCH64_INSN_HINT_PACIASP || op == AARCH64_INSN_HINT_PACIBSP;
+}
+
+/* Fill in a whole detour for @kpp at @b->at. */
+static int arm64_build_detour(struct arm64_detour_buf *b,
+			      struct kprobe_point *kpp)
+{
+	unsigned int i;
+
+	arm64_put_quad(b, ARM64_DETOUR_POINT, (unsigned long)kpp);
+	arm64_put_quad(b, ARM64_DETOUR_ADDR, (unsigned long)kpp->addr);
+	for (i = DETOUR_WORD(ARM64_DETOUR_CODE);
+	     i < DETOUR_WORD(ARM64_DETOUR_REPLAY); i++)
+		b->w[i] = kprobe_opt_template[i - DETOUR_WORD(ARM64_DETOUR_CODE)];
+	b->n = DETOUR_WORD(DETOUR_CALL);
+	if (WARN_ON_ONCE(b->w[b->n] != aarch64_insn_gen_nop()) ||
+	    !arm64_emit_branch(b, (unsigned long)kprobe_opt_entry,
+			       AARCH64_INSN_BRANCH_LINK))
+		return KPROBE_OPT_NO_DETOUR;
+	b->n = DETOUR_WORD(ARM64_DETOUR_REPLAY);
+	return arm64_relocate(b, kpp);
+}
+
+/* Write @b where it goes; nobody executes that memory yet. */
+static int arm64_write_detour(struct arm64_detour_buf *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < DETOUR_WORDS; i++) {
+		ret = aarch64_insn_write((void *)b->at + i * AARCH64_INSN_SIZE,
+					 b->w[i]);
+		if (ret)
+			return ret;
+	}
+	caches_clean_inval_pou(b->at, b->at + KPROBE_OPT_DETOUR_SIZE);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The interface of kernel/kprobes_optimizer.c                             */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * arch_kprobe_opt_region_len() - how many bytes a jump at @kpp replaces
+ * @kpp: a new point
+ *
+ * Context: kprobe_mutex held.
+ * Return: AARCH64_INSN_SIZE: the B replaces the probed instruction.
+ */
+int arch_kprobe_opt_region_len(struct kprobe_point *kpp)
+{
+	return AARCH64_INSN_SIZE;
+}
+
+/**
+ * arch_prepare_optimized_kprobe_point() - check a point, build its detour
+ * @kpp: a queued point, armed with its BRK
+ *
+ * Step 1 at the top of this file.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0, or the &enum kprobe_opt_refusal that stops it.
+ */
+int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
+{
+	unsigned long addr = (unsigned long)kpp->addr;
+	struct arm64_detour_buf b = {};
+	u8 *d;
+	int ret;
+
+	if (kpp->opt.detour)
+		return 0;
+	if (search_exception_tables(addr))
+		return KPROBE_OPT_EXTABLE;
+	if (arm64_landing_pad(kpp->opcode))
+		return KPROBE_OPT_UNRELOCATABLE;
+	d = arm64_detour_alloc(addr);
+	if (!d)
+		return KPROBE_OPT_NO_DETOUR;
+	b.at = (unsigned long)d;
+	ret = arm64_build_detour(&b, kpp);
+	if (!ret && arm64_write_detour(&b))
+		ret = KPROBE_OPT_NO_DETOUR;
+	if (ret) {
+		arm64_detour_free(d);
+		return ret;
+	}
+	kpp->opt.detour = (kprobe_opcode_t *)d;
+	/* Pairs with arm64_opt_resume_addr(): the detour, then DIVERTING */
+	smp_wmb();
+	return 0;
+}
+
+/**
+ * arch_remove_optimized_kprobe_point() - free a point's detour
+ * @kpp: a point no task can be in the detour of any more
+ *
+ * Context: process context, may sleep.
+ */
+void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp)
+{
+	if (!kpp->opt.detour)
+		return;
+	arm64_detour_free((u8 *)kpp->opt.detour);
+	kpp->opt.detour = NULL;
+}
+
+/**
+ * arch_optimize_kprobe_points() - replace the BRKs of a batch by B
+ * @points: DIVERTING points linked by opt_node
+ *
+ * Step 3 at the top of this file.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_optimize_kprobe_points(struct list_head *points)
+{
+	struct kprobe_point *kpp;
+	unsigned long code;
+	u32 b;
+
+	/* What was queued for these addresses must land first. */
+	arch_kprobes_commit();
+	list_for_each_entry(kpp, points, opt_node) {
+		code = (unsigned long)kpp->opt.detour + ARM64_DETOUR_CODE;
+		b = aarch64_insn_gen_branch_imm((unsigned long)kpp->addr, code,
+						AARCH64_INSN_BRANCH_NOLINK);
+		aarch64_insn_patch_text_nosync(kpp->addr, b);
+	}
+	/* This CPU's context synchronization; the others' is the IPI. */
+	isb();
+	kick_all_cpus_sync();
+}
+
+/**
+ * arch_unoptimize_kprobe_points() - put the BRKs of a batch back
+ * @points: OPTIMIZED points linked by opt_node
+ *
+ * Step 4 at the top of this file.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void arch_unoptimize_kprobe_points(struct list_head *points)
+{
+	struct kprobe_point *kpp;
+
+	arch_kprobes_commit();
+	list_for_each_entry(kpp, points, opt_node)
+		aarch64_insn_patch_text_nosync(kpp->addr, BRK64_OPCODE_KPROBES);
+	isb();
+	kick_all_cpus_sync();
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hit path                                                            */
+/* ---------------------------------------------------------------------- */
+
+/**
+ * arm64_opt_resume_addr() - where a BRK hit resumes when diverted
+ * @kpp: a point whose hits kprobe_opt_diverts()
+ *
+ * Context: hit path.
+ * Return: the replay in the detour.
+ */
+unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp)
+{
+	/* Pairs with arch_prepare_optimized_kprobe_point() */
+	smp_rmb();
+	return (unsigned long)kpp->opt.detour + ARM64_DETOUR_REPLAY;
+}
+
+NOKPROBE_SYMBOL(arm64_opt_resume_addr);
+
+/* The PSTATE bits kprobe_opt_entry could not read without a feature check */
+static nokprobe_inline u64 arm64_opt_pstate(void)
+{
+	u64 pstate = PSR_MODE_EL1h;
+
+	if (system_uses_hw_pan())
+		pstate |= read_sysreg_s(SYS_PSTATE_PAN) & PSR_PAN_BIT;
+	return pstate;
+}
+
+/**
+ * kprobe_opt_callback() - the C half of kprobe_opt_entry
+ * @kpp: the point whose detour was entered
+ * @regs: the registers kprobe_opt_entry saved
+ *
+ * kprobe_opt_hit() runs with interrupts masked, as on a BRK hit (lockdep
+ * told as by an exception entry), which also gives it the
+ * preemption-disabled context it needs.
+ *
+ * Context: a detour, in any context the probed code runs in.
+ * Return: non-zero if a pre_handler redirected: kprobe_opt_entry then
+ * resumes at regs->pc with regs->pstate.
+ */
+asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
+				   struct pt_regs *regs)
+{
+	unsigned long flags;
+	bool redirect, lockdep_on;
+
+	regs->pstate |= arm64_opt_pstate();
+	/* Raw, with lockdep told as on an exception: see kprobes.h */
+	raw_local_irq_save(flags);
+	lockdep_on = kprobe_lockdep_irqs_off();
+	redirect = kprobe_opt_hit(kpp, regs);
+	kprobe_lockdep_irqs_restore(lockdep_on);
+	raw_local_irq_restore(flags);
+	if (!redirect)
+		return 0;
+	/* ERET goes back to EL1 with SP_EL1, like a breakpoint exception. */
+	regs->pstate &= ~(PSR_MODE_MASK | PSR_MODE32_BIT | PSR_BTYPE_MASK |
+			  DBG_SPSR_SS | PSR_IL_BIT);
+	regs->pstate |= PSR_MODE_EL1h;
+	return 1;
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_callback);
