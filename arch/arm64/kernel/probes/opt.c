@@ -90,6 +90,8 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/bitmap.h>
+#include <linux/cacheflush.h>
+#include <linux/cpufeature.h>
 #include <linux/extable.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
@@ -100,8 +102,6 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
-#include <asm/cacheflush.h>
-#include <asm/cpufeature.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/patching.h>
