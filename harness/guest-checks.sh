@@ -322,13 +322,13 @@ if [ -e $S ]; then
 	echo > $T/kprobe_events
 	check opt-probes-removed test -z "$(cat $D/list)"
 
-	# A probe on module text (on arm64 optimized, with its detour from
-	# the module area; on x86 the function is shorter than a jump), hit
-	# by the module's exit, then gone with the module
+	# A probe on module text, optimized (on arm64 with its detour from
+	# the module area) unless ftrace serves it, hit by the module's exit,
+	# then gone with the module
 	insmod $M/kprobe_target.ko
 	echo 'p:kpt/mt kprobe_target:kprobe_target_work' > $T/kprobe_events
 	echo 1 > $T/events/kpt/mt/enable
-	if [ "$(uname -m)" = aarch64 ]; then
+	if ! grep 'kprobe_target_work+0x0 ' $D/list | grep -q FTRACE; then
 		i=0
 		while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
 		check opt-module-probe-optimized grep -q 'kprobe_target_work+0x0  \[kprobe_target\]  \[OPTIMIZED\]$' $D/list

@@ -23,9 +23,10 @@ static bool async;
 module_param(async, bool, 0444);
 MODULE_PARM_DESC(async, "also run init code after the module is live");
 
+/* Long enough for a jump to replace its first instructions (x86) */
 static noinline __noipa int kprobe_target_work(int x)
 {
-	return x * 2;
+	return x * 2 + (x >> 3) * 5;
 }
 
 /*
