@@ -7,8 +7,10 @@
  *   every_function p|r [FIRST [LAST [STEP]]]
  *
  * The candidates are the kernel's (not the modules') text symbols of
- * /proc/kallsyms, by address, without duplicates, without init text and
- * without what /sys/kernel/debug/kprobes/blacklist covers.  FIRST and LAST
+ * /proc/kallsyms, by address, without duplicates, only those in
+ * [_stext, _etext) (not init and exit text, freed after boot, nor the
+ * markers at the end), and without what
+ * /sys/kernel/debug/kprobes/blacklist covers.  FIRST and LAST
  * select candidates by index (LAST excluded; the host bisects with them),
  * STEP takes every STEP-th one (for kretprobes on a few thousand).  Each
  * one is registered by address, one write() each, so that each refusal
@@ -107,8 +109,8 @@ static int blacklisted(unsigned long addr)
 /* The candidates, and how many were left out, by reason */
 static void read_symbols(void)
 {
-	unsigned long sinit = 0, einit = 0;
-	size_t cap = 0, i, j, nr_bl_syms = 0, nr_init = 0, nr_dup = 0;
+	unsigned long stext = 0, etext = 0;
+	size_t cap = 0, i, j, nr_bl_syms = 0, nr_out = 0, nr_dup = 0;
 	char *s = read_file("/proc/kallsyms"), *line, *save = NULL;
 
 	if (!s) {
@@ -122,10 +124,10 @@ static void read_symbols(void)
 
 		if (sscanf(line, "%lx %c %255s", &addr, &type, name) != 3)
 			continue;
-		if (!strcmp(name, "_sinittext"))
-			sinit = addr;
-		if (!strcmp(name, "_einittext"))
-			einit = addr;
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+		if (!strcmp(name, "_etext"))
+			etext = addr;
 		if ((type != 't' && type != 'T') || strchr(line, '['))
 			continue;
 		if (nr_syms == cap) {
@@ -141,8 +143,12 @@ static void read_symbols(void)
 			nr_dup++;
 			continue;
 		}
-		if (syms[i].addr >= sinit && syms[i].addr < einit) {
-			nr_init++;
+		/*
+		 * Init and exit text (freed after boot) and the markers
+		 * at the end of the text are not the kernel's text.
+		 */
+		if (syms[i].addr < stext || syms[i].addr >= etext) {
+			nr_out++;
 			continue;
 		}
 		if (blacklisted(syms[i].addr)) {
@@ -151,8 +157,8 @@ static void read_symbols(void)
 		}
 		syms[j++] = syms[i];
 	}
-	note("everyfn: %zu kernel text symbols: %zu aliases, %zu in init text, %zu blacklisted left out; %zu candidates",
-	     nr_syms, nr_dup, nr_init, nr_bl_syms, j);
+	note("everyfn: %zu kernel text symbols: %zu aliases, %zu outside [_stext, _etext) (init and exit text), %zu blacklisted left out; %zu candidates",
+	     nr_syms, nr_dup, nr_out, nr_bl_syms, j);
 	nr_syms = j;
 }
 
