@@ -14,7 +14,8 @@
 # function is left (each step is one boot; a kernel panic ends a boot, as
 # the command line has oops=panic, and so does a warning, with
 # panic_on_warn=1).  EVERYFN_MODE=p|r|pr chooses kprobes, kretprobes or
-# both (pr); EVERYFN_FIRST/EVERYFN_LAST a slice of the candidates.
+# both (pr); EVERYFN_FIRST/EVERYFN_LAST a slice of the candidates;
+# EVERYFN_CHUNK how many probes are armed at a time (default 2000).
 . "$(dirname "$0")/lib.sh"
 
 name=$ARCH${VARIANT:+-$VARIANT}
@@ -33,7 +34,7 @@ t1=$(date +%s)
 timeout=${QEMU_TIMEOUT:-2400}
 boot() {
 	rm -f "$1"
-	KERNEL_CMDLINE="kunit.enable=0 everyfn.mode=$2 everyfn.first=$3 everyfn.last=$4 ${5:-}" \
+	KERNEL_CMDLINE="kunit.enable=0 everyfn.mode=$2 everyfn.first=$3 everyfn.last=$4 ${EVERYFN_CHUNK:+everyfn.chunk=$EVERYFN_CHUNK} ${5:-}" \
 		QEMU_TIMEOUT=$timeout \
 		"$REPO/harness/run-qemu.sh" "$image" \
 		"$REPO/harness/every-function-guest.sh" "$1" || true
