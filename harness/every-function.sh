@@ -15,7 +15,8 @@
 # the command line has oops=panic, and so does a warning, with
 # panic_on_warn=1).  EVERYFN_MODE=p|r|pr chooses kprobes, kretprobes or
 # both (pr); EVERYFN_FIRST/EVERYFN_LAST a slice of the candidates;
-# EVERYFN_CHUNK how many probes are armed at a time (default 2000).
+# EVERYFN_CHUNK how many probes are armed at a time (default 2000);
+# EVERYFN_STEP_TIMEOUT the QEMU timeout of a bisection step.
 . "$(dirname "$0")/lib.sh"
 
 name=$ARCH${VARIANT:+-$VARIANT}
@@ -71,7 +72,7 @@ else
 		extra="panic_on_warn=1 ${step:+everyfn.rstep=$step}"
 		# A step that hangs is a step that fails: give it twice what
 		# the whole run took, at least ten minutes.
-		timeout=$(( 2 * (t2 - t1) > 600 ? 2 * (t2 - t1) : 600 ))
+		timeout=${EVERYFN_STEP_TIMEOUT:-$(( 2 * (t2 - t1) > 600 ? 2 * (t2 - t1) : 600 ))}
 		blog=$results/$name-everyfn-bisect.log
 		echo "--- bisecting the $bmode probes on candidates [$lo, $hi)"
 		while [ $((hi - lo)) -gt 1 ]; do
