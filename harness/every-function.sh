@@ -14,7 +14,9 @@
 # function is left (each step is one boot; a kernel panic ends a boot, as
 # the command line has oops=panic, and so does a warning, with
 # panic_on_warn=1).  EVERYFN_MODE=p|r|pr chooses kprobes, kretprobes or
-# both (pr); EVERYFN_FIRST/EVERYFN_LAST a slice of the candidates.
+# both (pr); EVERYFN_FIRST/EVERYFN_LAST a slice of the candidates;
+# EVERYFN_CHUNK how many probes are armed at a time (default 2000);
+# EVERYFN_STEP_TIMEOUT the QEMU timeout of a bisection step.
 . "$(dirname "$0")/lib.sh"
 
 name=$ARCH${VARIANT:+-$VARIANT}
@@ -33,7 +35,7 @@ t1=$(date +%s)
 timeout=${QEMU_TIMEOUT:-2400}
 boot() {
 	rm -f "$1"
-	KERNEL_CMDLINE="kunit.enable=0 everyfn.mode=$2 everyfn.first=$3 everyfn.last=$4 ${5:-}" \
+	KERNEL_CMDLINE="kunit.enable=0 everyfn.mode=$2 everyfn.first=$3 everyfn.last=$4 ${EVERYFN_CHUNK:+everyfn.chunk=$EVERYFN_CHUNK} ${5:-}" \
 		QEMU_TIMEOUT=$timeout \
 		"$REPO/harness/run-qemu.sh" "$image" \
 		"$REPO/harness/every-function-guest.sh" "$1" || true
@@ -70,7 +72,7 @@ else
 		extra="panic_on_warn=1 ${step:+everyfn.rstep=$step}"
 		# A step that hangs is a step that fails: give it twice what
 		# the whole run took, at least ten minutes.
-		timeout=$(( 2 * (t2 - t1) > 600 ? 2 * (t2 - t1) : 600 ))
+		timeout=${EVERYFN_STEP_TIMEOUT:-$(( 2 * (t2 - t1) > 600 ? 2 * (t2 - t1) : 600 ))}
 		blog=$results/$name-everyfn-bisect.log
 		echo "--- bisecting the $bmode probes on candidates [$lo, $hi)"
 		while [ $((hi - lo)) -gt 1 ]; do

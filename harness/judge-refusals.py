@@ -9,7 +9,9 @@ harness/guest/every_function.c.  A refusal has a good reason when:
   EBUSY    the text is reserved by another patcher: a jump label, a
            static call site, an SMP-alternatives lock prefix or an ftrace
            call site, read from VMLINUX's tables (__jump_table,
-           static_call_sites, __smp_locks, mcount_loc);
+           static_call_sites, __smp_locks, mcount_loc); on x86, at the
+           address or, behind a function's ENDBR, at the next instruction
+           (where the kernel moves such a probe);
   EINVAL   the instruction the probe would cover is one the backend
            refuses (exception generation or return, mode switches, memory
            indirect branches on x86, exclusives and PSTATE writes on arm64,
@@ -170,6 +172,10 @@ def reason(mode, err, addr, sym, insns):
         return 'arch_kretprobe_blacklist'
     if err == 'EBUSY':
         what = reserved_why(RESERVED, addr)
+        # x86 moves a probe on a function's ENDBR to the instruction after
+        if (not what and arch == 'x86_64' and len(insns) > 1 and
+                insns[0][0] == addr and insns[0][1].startswith('endbr64')):
+            what = reserved_why(RESERVED, insns[1][0])
         return 'reserved text: %s' % what if what else None
     if not insns:
         return 'EILSEQ: no code' if err == 'EILSEQ' else None

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Probe every function: a kprobe (or kretprobe) through kprobe_events on
- * every function of the kernel's text that is not blacklisted, all armed
- * at once, a workload, then all removed.
+ * every function of the kernel's text that is not blacklisted, armed a
+ * chunk at a time with a workload for each chunk, then all removed.
  *
- *   every_function p|r [FIRST [LAST [STEP]]]
+ *   every_function p|r [FIRST [LAST [STEP [CHUNK]]]]
  *
  * The candidates are the kernel's (not the modules') text symbols of
- * /proc/kallsyms, by address, without duplicates, without init text and
- * without what /sys/kernel/debug/kprobes/blacklist covers.  FIRST and LAST
- * select candidates by index (LAST excluded; the host bisects with them),
- * STEP takes every STEP-th one (for kretprobes on a few thousand).  Each
- * one is registered by address, one write() each, so that each refusal
- * has its errno; then the group is enabled, the workload runs (fork and
- * exec, file I/O, pipes, a loopback TCP connection if the kernel has
- * one, a module load and unload), and the group is disabled and removed.
+ * /proc/kallsyms, by address, without duplicates, only those in
+ * [_stext, _etext) (not init and exit text, freed after boot, nor the
+ * markers at the end), and without what
+ * /sys/kernel/debug/kprobes/blacklist covers.  FIRST and LAST select
+ * candidates by index (LAST excluded; the host bisects with them), STEP
+ * takes every STEP-th one (for kretprobes on a few thousand).  Each one
+ * is registered by address, one write() each, so that each refusal has
+ * its errno; then the registered ones are enabled CHUNK at a time (0: all
+ * at once), and for each chunk the workload runs (fork and exec, file
+ * I/O, pipes, a loopback TCP connection if the kernel has one, a module
+ * load and unload) before the chunk is disabled again; at the end all
+ * are removed.
  *
  * Prints "guest-check: ok/not ok" lines, statistics, and one line per
  * refusal "guest-everyfn-refused: MODE ERRNO ADDR SYMBOL" for the host to
@@ -107,8 +111,8 @@ static int blacklisted(unsigned long addr)
 /* The candidates, and how many were left out, by reason */
 static void read_symbols(void)
 {
-	unsigned long sinit = 0, einit = 0;
-	size_t cap = 0, i, j, nr_bl_syms = 0, nr_init = 0, nr_dup = 0;
+	unsigned long stext = 0, etext = 0;
+	size_t cap = 0, i, j, nr_bl_syms = 0, nr_out = 0, nr_dup = 0;
 	char *s = read_file("/proc/kallsyms"), *line, *save = NULL;
 
 	if (!s) {
@@ -122,10 +126,10 @@ static void read_symbols(void)
 
 		if (sscanf(line, "%lx %c %255s", &addr, &type, name) != 3)
 			continue;
-		if (!strcmp(name, "_sinittext"))
-			sinit = addr;
-		if (!strcmp(name, "_einittext"))
-			einit = addr;
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+		if (!strcmp(name, "_etext"))
+			etext = addr;
 		if ((type != 't' && type != 'T') || strchr(line, '['))
 			continue;
 		if (nr_syms == cap) {
@@ -141,8 +145,12 @@ static void read_symbols(void)
 			nr_dup++;
 			continue;
 		}
-		if (syms[i].addr >= sinit && syms[i].addr < einit) {
-			nr_init++;
+		/*
+		 * Init and exit text (freed after boot) and the markers
+		 * at the end of the text are not the kernel's text.
+		 */
+		if (syms[i].addr < stext || syms[i].addr >= etext) {
+			nr_out++;
 			continue;
 		}
 		if (blacklisted(syms[i].addr)) {
@@ -151,8 +159,8 @@ static void read_symbols(void)
 		}
 		syms[j++] = syms[i];
 	}
-	note("everyfn: %zu kernel text symbols: %zu aliases, %zu in init text, %zu blacklisted left out; %zu candidates",
-	     nr_syms, nr_dup, nr_init, nr_bl_syms, j);
+	note("everyfn: %zu kernel text symbols: %zu aliases, %zu outside [_stext, _etext) (init and exit text), %zu blacklisted left out; %zu candidates",
+	     nr_syms, nr_dup, nr_out, nr_bl_syms, j);
 	nr_syms = j;
 }
 
@@ -180,6 +188,9 @@ static void run(const char *const argv[])
 	int status;
 
 	if (pid == 0) {
+		/* Their output is of no interest, and long (ls -l) */
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(126);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
@@ -310,8 +321,12 @@ static void workload(void)
 	note("everyfn: workload took %.1f s", now() - t);
 }
 
-/* Events of group @grp in kprobe_profile that were hit, and all misses */
-static void profile(const char *grp, size_t *hit, unsigned long long *missed)
+/*
+ * The events of kprobe_profile that were hit, and all misses.  It names
+ * events without their group: ours are "e<index>", and the only ones
+ * while a mode runs (the other mode's are removed before).
+ */
+static void profile(size_t *hit, unsigned long long *missed)
 {
 	char *s = read_file(TRACEFS "/kprobe_profile"), *line, *save = NULL;
 
@@ -321,12 +336,10 @@ static void profile(const char *grp, size_t *hit, unsigned long long *missed)
 		return;
 	for (line = strtok_r(s, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char name[64];
 		unsigned long long h, m;
+		size_t idx;
 
-		if (sscanf(line, "%63s %llu %llu", name, &h, &m) != 3)
-			continue;
-		if (strncmp(name, grp, strlen(grp)) || name[strlen(grp)] != '/')
+		if (sscanf(line, " e%zu %llu %llu", &idx, &h, &m) != 3)
 			continue;
 		*hit += h > 0;
 		*missed += m;
@@ -355,8 +368,11 @@ int main(int argc, char **argv)
 	size_t first = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
 	size_t last = argc > 3 ? strtoul(argv[3], NULL, 0) : (size_t)-1;
 	size_t step = argc > 4 ? strtoul(argv[4], NULL, 0) : 1;
+	size_t chunk = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
 	const char *grp = *mode == 'r' ? "efr" : "ef";
 	size_t i, tried = 0, ok = 0, hit, listed, disabled, by[6] = { 0 };
+	size_t c, n, failed_enable = 0, failed_disable = 0, not_armed = 0;
+	double t_enable = 0, t_work = 0, t_disable = 0;
 	unsigned long long missed;
 	char line[128], path[128];
 	double t;
@@ -364,6 +380,8 @@ int main(int argc, char **argv)
 
 	if (step < 1)
 		step = 1;
+	if (chunk < 1)
+		chunk = (size_t)-1;
 	mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 	read_blacklist();
 	check(nr_bl > 0, "everyfn-blacklist-read");
@@ -428,24 +446,72 @@ int main(int argc, char **argv)
 	if (!ok)
 		return finish();
 
-	t = now();
-	snprintf(path, sizeof(path), TRACEFS "/events/%s/enable", grp);
-	err = write_file(path, "1", 0);
-	check(!err, "everyfn-%s-group-enabled (%s)", mode, strerror(-err));
-	listed = count_lines(LIST, NULL);
-	disabled = count_lines(LIST, "[DISABLED]");
-	note("everyfn: %s: enabled in %.1f s; kprobes/list: %zu probes, %zu disabled",
-	     mode, now() - t, listed, disabled);
-	check(listed == ok && disabled == 0, "everyfn-%s-all-armed", mode);
+	/*
+	 * Arm them a chunk at a time, a workload for each chunk.  With all
+	 * of them armed at once, every function the kernel calls traps, and
+	 * so does every function the trace handler calls (a nested hit,
+	 * replayed without handlers): under QEMU's TCG the timer tick alone
+	 * then takes longer than the tick period, and the guest makes no
+	 * progress.
+	 */
+	for (c = 0; c < ok; c += n) {
+		size_t idx[2] = { 0, 0 }, k = 0;
+		double ten = 0, tw, tdis;
 
-	workload();
+		t = now();
+		for (i = first, n = 0; i < last; i += step) {
+			if (syms[i].err)
+				continue;
+			if (k++ < c)
+				continue;
+			if (n == chunk)
+				break;
+			if (!n)
+				idx[0] = i;
+			idx[1] = i;
+			n++;
+			snprintf(path, sizeof(path), TRACEFS "/events/%s/e%zu/enable", grp, i);
+			err = write_file(path, "1", 0);
+			if (err)
+				failed_enable++;
+		}
+		ten = now() - t;
+		listed = count_lines(LIST, NULL);
+		disabled = count_lines(LIST, "[DISABLED]");
+		note("everyfn: %s: chunk [%zu, %zu]: %zu probes enabled in %.1f s; kprobes/list: %zu probes, %zu disabled",
+		     mode, idx[0], idx[1], n, ten, listed, disabled);
+		if (listed != ok || disabled != ok - n) {
+			not_armed++;
+			note("everyfn: %s: chunk [%zu, %zu]: %zu armed, expected %zu",
+			     mode, idx[0], idx[1], listed - disabled, n);
+		}
+		t_enable += ten;
 
-	t = now();
-	err = write_file(path, "0", 0);
-	check(!err, "everyfn-%s-group-disabled (%s)", mode, strerror(-err));
-	profile(grp, &hit, &missed);
-	note("everyfn: %s: %zu of %zu probes hit, %llu misses; disabled in %.1f s",
-	     mode, hit, ok, missed, now() - t);
+		tw = now();
+		workload();
+		tw = now() - tw;
+		t_work += tw;
+
+		t = now();
+		for (i = idx[0]; i <= idx[1]; i += step) {
+			if (syms[i].err)
+				continue;
+			snprintf(path, sizeof(path), TRACEFS "/events/%s/e%zu/enable", grp, i);
+			err = write_file(path, "0", 0);
+			if (err)
+				failed_disable++;
+		}
+		tdis = now() - t;
+		t_disable += tdis;
+		note("everyfn: %s: chunk [%zu, %zu]: workload %.1f s, disabled in %.1f s",
+		     mode, idx[0], idx[1], tw, tdis);
+	}
+	check(!failed_enable, "everyfn-%s-enabled (%zu failed)", mode, failed_enable);
+	check(!not_armed, "everyfn-%s-all-armed (%zu chunks not)", mode, not_armed);
+	check(!failed_disable, "everyfn-%s-disabled (%zu failed)", mode, failed_disable);
+	profile(&hit, &missed);
+	note("everyfn: %s: %zu of %zu probes hit, %llu misses; chunks of %zu: enabling %.1f s, workloads %.1f s, disabling %.1f s",
+	     mode, hit, ok, missed, chunk, t_enable, t_work, t_disable);
 	check(hit > 0, "everyfn-%s-probes-hit", mode);
 
 	t = now();
