@@ -354,9 +354,7 @@ NOKPROBE_SYMBOL(kprobe_replay_done);
  */
 void kprobe_busy_begin(void)
 {
-	preempt_disable();
-	__this_cpu_write(current_kprobe, &kprobe_busy);
-	get_kprobe_ctlblk()->status = KPROBE_HIT_ACTIVE;
+	__kprobe_busy_begin();
 }
 
 NOKPROBE_SYMBOL(kprobe_busy_begin);
@@ -368,8 +366,7 @@ NOKPROBE_SYMBOL(kprobe_busy_begin);
  */
 void kprobe_busy_end(void)
 {
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
+	__kprobe_busy_end();
 }
 
 NOKPROBE_SYMBOL(kprobe_busy_end);

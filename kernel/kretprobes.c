@@ -527,10 +527,8 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 						  llist)->fp == fp)))
 		return kretprobe_return_slow(regs, fp);
 
-	/* kprobe_busy_begin(), inline; preemption off is the RCU section. */
-	preempt_disable();
-	__this_cpu_write(current_kprobe, &kprobe_busy);
-	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
+	/* Preemption off is the RCU section. */
+	__kprobe_busy_begin();
 	ret_addr = (unsigned long)ri->ret_addr;
 	instruction_pointer_set(regs, ret_addr);
 	rp = get_kretprobe(ri);
@@ -540,8 +538,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 	}
 	current->kretprobe_instances.first = first->next;
 	kretprobe_pool_put(ri);
-	__this_cpu_write(current_kprobe, NULL);
-	preempt_enable();
+	__kprobe_busy_end();
 	return ret_addr;
 }
 

@@ -342,6 +342,21 @@ extern struct mutex kprobe_mutex;
 
 /* The hit path, for the arch's breakpoint handler */
 extern struct kprobe kprobe_busy;
+
+/* kprobe_busy_begin() and kprobe_busy_end(), inline for the hit paths */
+static nokprobe_inline void __kprobe_busy_begin(void)
+{
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
+}
+
+static nokprobe_inline void __kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+
 struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 #define KPROBE_PRE_REDIRECTED	1
 #define KPROBE_PRE_NEED_POST	2
