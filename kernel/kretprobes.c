@@ -347,10 +347,21 @@ static void kretprobe_pool_collect(struct kretprobe_pool *pool)
 		kretprobe_pool_release(pool);
 }
 
+/* Another kretprobe on this function diverted the call first. */
+static noinline kprobe_opcode_t *kretprobe_diverted_ret_addr(void *fp)
+{
+	struct llist_node *cur = NULL;
+
+	return (kprobe_opcode_t *)kretprobe_find_ret_addr(current, fp, &cur);
+}
+
+NOKPROBE_SYMBOL(kretprobe_diverted_ret_addr);
+
 /* The entry probe's pre_handler. */
 static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	unsigned long *ret_slot = arch_kretprobe_ret_slot(regs);
 	struct kretprobe_instance *ri;
 
 	/* See "Instance pool" */
@@ -364,12 +375,15 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 			;
 		return 0;
 	}
-	arch_prepare_kretprobe(ri, regs);
+	ri->fp = arch_kretprobe_frame(regs);
+	ri->ret_addr = (kprobe_opcode_t *)*ret_slot;
+	if (unlikely(is_kretprobe_trampoline(*ret_slot)))
+		ri->ret_addr = kretprobe_diverted_ret_addr(ri->fp);
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		kretprobe_pool_put(ri);	/* a hit runs with preemption off */
 		return 0;
 	}
-	arch_kretprobe_divert(ri, regs);
+	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
 	__llist_add(&ri->llist, &current->kretprobe_instances);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #ifndef __ASSEMBLY__
 #include <linux/types.h>
 #include <asm/probes.h>
+#include <asm/ptrace.h>
 
 #define __ARCH_WANT_KPROBES_INSN_SLOT
 #define MAX_INSN_SIZE			1
@@ -38,6 +39,21 @@
 #define KPROBE_BOOST_OFFSET		(2 * AARCH64_INSN_SIZE)	/* bytes */
 /* Unused slot memory holds zeros: UDF #0, which traps. */
 #define KPROBE_INSN_PAGE_FILL		0
+
+/*
+ * At a function's entry (a kretprobe's entry hit) the return address is in
+ * the link register; the frame pointer, which the trampoline is given
+ * back at the return, names the call's frame.
+ */
+static inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *regs)
+{
+	return &regs->regs[30];
+}
+
+static inline void *arch_kretprobe_frame(struct pt_regs *regs)
+{
+	return (void *)regs->regs[29];
+}
 
 /**
  * struct arch_kprobe_step - what a CPU restores when a step ends

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arm64 side of kretprobes: divert the link register of a probed call to
- * kretprobe_trampoline (kretprobe_trampoline.S), and the C half of that
- * trampoline.
+ * arm64 side of kretprobes: the C half of kretprobe_trampoline
+ * (kretprobe_trampoline.S).  The entry hit diverts the link register of
+ * the probed call to the trampoline (arch_kretprobe_ret_slot()).
  *
  * An instance is keyed by the caller's frame pointer (x29 at the entry of
  * the probed function), which is what the arm64 unwinder holds when it
@@ -45,38 +45,3 @@ asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs)
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);
-
-/**
- * arch_prepare_kretprobe() - record where a probed call returns to
- * @ri: the instance tracking the call
- * @regs: the registers at the function's entry
- *
- * Context: the entry probe's pre_handler.
- */
-void arch_prepare_kretprobe(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct llist_node *cur = NULL;
-
-	ri->fp = (void *)regs->regs[29];
-	ri->ret_addr = (kprobe_opcode_t *)regs->regs[30];
-	/* Another kretprobe on this function got here first. */
-	if (is_kretprobe_trampoline(regs->regs[30]))
-		ri->ret_addr = (kprobe_opcode_t *)
-			kretprobe_find_ret_addr(current, ri->fp, &cur);
-}
-
-NOKPROBE_SYMBOL(arch_prepare_kretprobe);
-
-/**
- * arch_kretprobe_divert() - make the probed call return to the trampoline
- * @ri: the instance, prepared by arch_prepare_kretprobe()
- * @regs: the registers at the function's entry
- *
- * Context: the entry probe's pre_handler.
- */
-void arch_kretprobe_divert(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	regs->regs[30] = (unsigned long)kretprobe_trampoline;
-}
-
-NOKPROBE_SYMBOL(arch_kretprobe_divert);

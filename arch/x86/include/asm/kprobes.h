@@ -12,12 +12,27 @@
 #ifdef CONFIG_KPROBES
 #include <linux/types.h>
 #include <asm/insn.h>
+#include <asm/ptrace.h>
 
 #define __ARCH_WANT_KPROBES_INSN_SLOT
 
 typedef u8 kprobe_opcode_t;
 
 #define BREAKPOINT_INSTRUCTION	0xcc
+
+/*
+ * At a function's entry (a kretprobe's entry hit) the return address is
+ * the word at the stack pointer; that slot also names the call's frame.
+ */
+static inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)regs->sp;
+}
+
+static inline void *arch_kretprobe_frame(struct pt_regs *regs)
+{
+	return (void *)regs->sp;
+}
 
 /*
  * A slot holds two copies of the probed instruction: at 0 the stepped one,
