@@ -374,6 +374,15 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 	this_cpu_inc(kpp->counts->n[kind]);
 }
 
+/* The pre_handler of a point's solo kprobe; current_kprobe is left at @p */
+static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
+					    struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	this_cpu_inc(*p->hits);
+	return p->pre_handler(p, regs);
+}
+
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers of a point's kprobes
  * @kpp: the point that was hit
@@ -404,10 +413,8 @@ static nokprobe_inline bool kprobe_run_pre_handlers(struct kprobe_point *kpp,
 		*need_post = ret == KPROBE_PRE_NEED_POST;
 		return ret == KPROBE_PRE_REDIRECTED;
 	}
-	__this_cpu_write(current_kprobe, p);
 	*need_post = false;
-	this_cpu_inc(*p->hits);
-	if (p->pre_handler(p, regs))
+	if (kprobe_run_solo(p, regs))
 		return true;
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	return false;
@@ -521,14 +528,25 @@ bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
 static nokprobe_inline bool __kprobe_opt_hit(struct kprobe_point *kpp,
 					     struct pt_regs *regs)
 {
-	bool need_post, redirect;
+	/* Pairs with the release in kprobe_point_update_solo_locked(). */
+	struct kprobe *p = READ_ONCE(kpp->solo);
 
 	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
 	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
 	__this_cpu_write(kprobe_ctlblk.point, NULL);
-	redirect = kprobe_run_pre_handlers(kpp, regs, &need_post);
+	/* No post_handler here: the point would not be optimized. */
+	if (likely(p)) {
+		if (unlikely(kprobe_run_solo(p, regs)))
+			goto redirected;
+	} else if (__kprobe_run_pre_handlers(kpp, regs) ==
+		   KPROBE_PRE_REDIRECTED) {
+		goto redirected;
+	}
 	reset_current_kprobe();
-	return redirect;
+	return false;
+redirected:
+	reset_current_kprobe();
+	return true;
 }
 
 /**
@@ -782,9 +800,6 @@ static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance
 
 /* Between the core and the arch's return trampoline */
 void kretprobe_trampoline(void);
-void arch_prepare_kretprobe(struct kretprobe_instance *ri,
-			    struct pt_regs *regs);
-void arch_kretprobe_divert(struct kretprobe_instance *ri, struct pt_regs *regs);
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
 void kretprobe_lost_return(void);
 
