@@ -20,25 +20,15 @@
 #include <asm/assembler.h>
 #include <asm/ptrace.h>
 
+#include "pt_regs_asm.h"
+
 	.text
 
 SYM_CODE_START(kretprobe_trampoline)
 	/* 1. */
 	sub	sp, sp, #PT_REGS_SIZE
 	stp	x0, x1, [sp, #S_X0]
-	stp	x2, x3, [sp, #S_X2]
-	stp	x4, x5, [sp, #S_X4]
-	stp	x6, x7, [sp, #S_X6]
-	stp	x8, x9, [sp, #S_X8]
-	stp	x10, x11, [sp, #S_X10]
-	stp	x12, x13, [sp, #S_X12]
-	stp	x14, x15, [sp, #S_X14]
-	stp	x16, x17, [sp, #S_X16]
-	stp	x18, x19, [sp, #S_X18]
-	stp	x20, x21, [sp, #S_X20]
-	stp	x22, x23, [sp, #S_X22]
-	stp	x24, x25, [sp, #S_X24]
-	stp	x26, x27, [sp, #S_X26]
+	kprobe_save_x2_x27
 	stp	x28, x29, [sp, #S_X28]
 	str	x30, [sp, #S_LR]
 	add	x0, sp, #PT_REGS_SIZE
@@ -62,19 +52,7 @@ SYM_CODE_START(kretprobe_trampoline)
 	ldr	x0, [sp, #S_PSTATE]
 	msr	nzcv, x0
 	ldp	x0, x1, [sp, #S_X0]
-	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
-	ldp	x16, x17, [sp, #S_X16]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
+	kprobe_restore_x2_x27
 	ldp	x28, x29, [sp, #S_X28]
 	add	sp, sp, #PT_REGS_SIZE
 	ret

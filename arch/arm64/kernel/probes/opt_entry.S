@@ -33,23 +33,13 @@
 #include <asm/page.h>
 #include <asm/ptrace.h>
 
+#include "pt_regs_asm.h"
+
 	.text
 
 SYM_CODE_START(kprobe_opt_entry)
 	/* 1. x0, x1, x29 and x30 are saved; x30 points into the detour. */
-	stp	x2, x3, [sp, #S_X2]
-	stp	x4, x5, [sp, #S_X4]
-	stp	x6, x7, [sp, #S_X6]
-	stp	x8, x9, [sp, #S_X8]
-	stp	x10, x11, [sp, #S_X10]
-	stp	x12, x13, [sp, #S_X12]
-	stp	x14, x15, [sp, #S_X14]
-	stp	x16, x17, [sp, #S_X16]
-	stp	x18, x19, [sp, #S_X18]
-	stp	x20, x21, [sp, #S_X20]
-	stp	x22, x23, [sp, #S_X22]
-	stp	x24, x25, [sp, #S_X24]
-	stp	x26, x27, [sp, #S_X26]
+	kprobe_save_x2_x27
 	str	x28, [sp, #S_X28]
 	sub	x2, x30, #ARM64_DETOUR_RET
 	ldp	x0, x1, [x2, #ARM64_DETOUR_POINT]	/* the point, its address */
@@ -75,19 +65,7 @@ SYM_CODE_START(kprobe_opt_entry)
 	ldr	x0, [sp, #S_PSTATE]
 	msr	nzcv, x0
 	ldp	x0, x1, [sp, #S_X0]
-	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
-	ldp	x16, x17, [sp, #S_X16]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
+	kprobe_restore_x2_x27
 	ldp	x28, x29, [sp, #S_X28]
 	ret
 
@@ -97,19 +75,7 @@ SYM_CODE_START(kprobe_opt_entry)
 	ldp	x0, x1, [sp, #S_PC]
 	msr	elr_el1, x0
 	msr	spsr_el1, x1
-	ldp	x2, x3, [sp, #S_X2]
-	ldp	x4, x5, [sp, #S_X4]
-	ldp	x6, x7, [sp, #S_X6]
-	ldp	x8, x9, [sp, #S_X8]
-	ldp	x10, x11, [sp, #S_X10]
-	ldp	x12, x13, [sp, #S_X12]
-	ldp	x14, x15, [sp, #S_X14]
-	ldp	x16, x17, [sp, #S_X16]
-	ldp	x18, x19, [sp, #S_X18]
-	ldp	x20, x21, [sp, #S_X20]
-	ldp	x22, x23, [sp, #S_X22]
-	ldp	x24, x25, [sp, #S_X24]
-	ldp	x26, x27, [sp, #S_X26]
+	kprobe_restore_x2_x27
 	ldp	x28, x29, [sp, #S_X28]
 	ldr	x30, [sp, #S_LR]
 	ldr	x1, [sp, #S_SP]
