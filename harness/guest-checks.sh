@@ -366,6 +366,19 @@ else
 	echo "guest: no kprobe_step_fault.ko: the step-fault check is arm64 only"
 fi
 
+# --- probes at scale on the kernel's own functions -----------------------------
+# Ten thousand kprobes, then a thousand kretprobes, on distinct functions
+# taken from kallsyms (every_function's candidates), through kprobe_events:
+# kprobes/list must list exactly them, and nothing once they are removed.
+# (That they all fire is lib/test_kprobes_scale.c's, on functions it calls.)
+if [ -x /guest/bin/every_function ] && [ -w $T/kprobe_events ]; then
+	echo > $T/kprobe_events
+	/guest/bin/every_function p 0 10000 1 0 list | grep -v '^guest-everyfn-refused'
+	/guest/bin/every_function r 0 10000 10 0 list | grep -v '^guest-everyfn-refused'
+else
+	echo "guest: skip probes at scale (no every_function or kprobe_events)"
+fi
+
 # --- bad input to every file of ours, as root and as nobody -------------------
 if [ -x /guest/bin/badinput ]; then
 	/guest/bin/badinput

@@ -4,7 +4,7 @@
  * every function of the kernel's text that is not blacklisted, armed a
  * chunk at a time with a workload for each chunk, then all removed.
  *
- *   every_function p|r [FIRST [LAST [STEP [CHUNK]]]]
+ *   every_function p|r [FIRST [LAST [STEP [CHUNK [list]]]]]
  *
  * The candidates are the kernel's (not the modules') text symbols of
  * /proc/kallsyms, by address, without duplicates, only those in
@@ -18,7 +18,9 @@
  * at once), and for each chunk the workload runs (fork and exec, file
  * I/O, pipes, a loopback TCP connection if the kernel has one, a module
  * load and unload) before the chunk is disabled again; at the end all
- * are removed.
+ * are removed.  Before arming, kprobes/list must list exactly the
+ * registered probes; with "list", that is all it checks before removing
+ * them (make check's probes at scale on the kernel's own functions).
  *
  * Prints "guest-check: ok/not ok" lines, statistics, and one line per
  * refusal "guest-everyfn-refused: MODE ERRNO ADDR SYMBOL" for the host to
@@ -362,6 +364,71 @@ static size_t count_lines(const char *path, const char *needle)
 	return n;
 }
 
+/* The candidate a probe at @addr belongs to (at most 16 bytes past it) */
+static struct sym *sym_of(unsigned long addr)
+{
+	size_t lo = 0, hi = nr_syms;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!nr_syms || syms[lo].addr > addr || addr - syms[lo].addr > 16)
+		return NULL;
+	return &syms[lo];
+}
+
+/*
+ * kprobes/list must list exactly the probes registered: each of them
+ * once (at its function, or just past an ENDBR), and nothing else.  The
+ * lines begin with the address, which root sees.
+ */
+static void check_list_exact(const char *mode, size_t first, size_t last,
+			     size_t step, size_t ok)
+{
+	char *s = read_file(LIST), *line, *save = NULL;
+	size_t i, lines = 0, twice = 0, foreign = 0, missing = 0;
+	unsigned char *seen = calloc(nr_syms, 1);
+
+	if (!s || !seen) {
+		check(0, "everyfn-%s-list-exact (cannot read kprobes/list)", mode);
+		return;
+	}
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct sym *sym = sym_of(strtoul(line, NULL, 16));
+
+		lines++;
+		i = sym ? (size_t)(sym - syms) : 0;
+		if (!sym || i < first || i >= last || (i - first) % step ||
+		    sym->err) {
+			if (foreign++ < 5)
+				note("everyfn: %s: not registered, but listed: %s",
+				     mode, line);
+			continue;
+		}
+		if (seen[i]++)
+			twice++;
+	}
+	for (i = first; i < last; i += step) {
+		if (syms[i].err || seen[i])
+			continue;
+		if (missing++ < 5)
+			note("everyfn: %s: registered, but not listed: 0x%lx %s",
+			     mode, syms[i].addr, syms[i].name);
+	}
+	note("everyfn: %s: kprobes/list: %zu lines for %zu probes: %zu missing, %zu listed twice, %zu not ours",
+	     mode, lines, ok, missing, twice, foreign);
+	check(lines == ok && !missing && !twice && !foreign,
+	      "everyfn-%s-list-exact", mode);
+	free(seen);
+	free(s);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "p";
@@ -369,6 +436,8 @@ int main(int argc, char **argv)
 	size_t last = argc > 3 ? strtoul(argv[3], NULL, 0) : (size_t)-1;
 	size_t step = argc > 4 ? strtoul(argv[4], NULL, 0) : 1;
 	size_t chunk = argc > 5 ? strtoul(argv[5], NULL, 0) : 0;
+	/* "list": register, check kprobes/list, remove; nothing is armed */
+	int list_only = argc > 6 && !strcmp(argv[6], "list");
 	const char *grp = *mode == 'r' ? "efr" : "ef";
 	size_t i, tried = 0, ok = 0, hit, listed, disabled, by[6] = { 0 };
 	size_t c, n, failed_enable = 0, failed_disable = 0, not_armed = 0;
@@ -445,6 +514,9 @@ int main(int argc, char **argv)
 	check(by[4] == 0 && by[5] == 0, "everyfn-%s-no-enomem-or-odd-errno", mode);
 	if (!ok)
 		return finish();
+	check_list_exact(mode, first, last, step, ok);
+	if (list_only)
+		goto remove;
 
 	/*
 	 * Arm them a chunk at a time, a workload for each chunk.  With all
@@ -514,6 +586,7 @@ int main(int argc, char **argv)
 	     mode, hit, ok, missed, chunk, t_enable, t_work, t_disable);
 	check(hit > 0, "everyfn-%s-probes-hit", mode);
 
+remove:
 	t = now();
 	err = write_file(KE, "", 0);
 	check(!err, "everyfn-%s-all-removed (%s)", mode, strerror(-err));
