@@ -47,7 +47,7 @@
  */
 static inline unsigned long *arch_kretprobe_ret_slot(struct pt_regs *regs)
 {
-	return &regs->regs[30];
+	return (unsigned long *)&regs->regs[30];
 }
 
 static inline void *arch_kretprobe_frame(struct pt_regs *regs)
