@@ -338,8 +338,14 @@ if [ -e $S ]; then
 			echo 1 > $T/events/kpt/o$n/enable
 	done
 	optimized() { grep -c 'OPTIMIZED' $D/list; }
-	i=0
-	while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+	# The optimizer waits for an RCU-tasks grace period: up to 20 s (a
+	# KASAN kernel under TCG), and the wait is logged.
+	opt_wait() {
+		i=0
+		while [ "$(optimized)" = 0 ] && [ $i -lt 200 ]; do usleep 100000; i=$((i + 1)); done
+		echo "guest: optimized after ${i}00 ms"
+	}
+	opt_wait
 	echo "guest: kprobes/list with optimized probes:"
 	cat $D/list
 	check opt-probes-optimized test "$(optimized)" -gt 0
@@ -348,8 +354,7 @@ if [ -e $S ]; then
 	cat /proc/version > /dev/null
 	check opt-sysctl-0-reads-0 test "$(cat $S)" = 0
 	echo 1 > $S
-	i=0
-	while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+	opt_wait
 	check opt-sysctl-1-optimizes-again test "$(optimized)" -gt 0
 	echo 0 > $D/enabled
 	check opt-disarmed-not-optimized test "$(optimized)" = 0
@@ -365,8 +370,7 @@ if [ -e $S ]; then
 	echo 'p:kpt/mt kprobe_target:kprobe_target_work' > $T/kprobe_events
 	echo 1 > $T/events/kpt/mt/enable
 	if ! grep 'kprobe_target_work+0x0 ' $D/list | grep -q FTRACE; then
-		i=0
-		while [ "$(optimized)" = 0 ] && [ $i -lt 20 ]; do usleep 100000; i=$((i + 1)); done
+		opt_wait
 		check opt-module-probe-optimized grep -q 'kprobe_target_work+0x0  \[kprobe_target\]  \[OPTIMIZED\]$' $D/list
 	fi
 	echo > $T/trace
