@@ -246,21 +246,14 @@ if [ -w $T/kprobe_events ]; then
 		done
 	) &
 	spid=$!
-	i=0 seen=0 tramp=0
+	i=0
 	while [ $i -lt 20 ]; do
 		echo 'r:kpt/rs vfs_read' > $T/kprobe_events
 		echo 'r:kpt/rp pipe_read' >> $T/kprobe_events
 		echo 1 > $T/events/kpt/enable
 		for j in 1 2 3 4 5 6 7 8 9 10; do
-			cat /proc/$rpid/stack > /tmp/unwind-stack 2>/dev/null
-			if grep -q 'pipe_read+' /tmp/unwind-stack; then
-				grep -q 'vfs_read+' /tmp/unwind-stack &&
-					seen=$((seen + 1))
-				if grep -q 'kretprobe_trampoline' /tmp/unwind-stack; then
-					tramp=$((tramp + 1))
-					cat /tmp/unwind-stack >> /tmp/unwind-stacks
-				fi
-			fi
+			cat /proc/$rpid/stack >> /tmp/unwind-stacks 2>/dev/null
+			echo -- >> /tmp/unwind-stacks
 		done
 		echo 0 > $T/events/kpt/enable
 		echo > $T/kprobe_events
@@ -271,8 +264,14 @@ if [ -w $T/kprobe_events ]; then
 	kill $wpid
 	wait $wpid 2>/dev/null
 	wait $rpid 2>/dev/null
+	# Of the stacks read in pipe_read(): those with vfs_read() under it,
+	# and those with the trampoline
+	awk '/pipe_read\+/ { p = 1 } /vfs_read\+/ { v = 1 }
+		/kretprobe_trampoline/ { t = 1 }
+		/^--$/ { if (p) { seen += v; tramp += t }; p = v = t = 0 }
+		END { print seen + 0, tramp + 0 }' /tmp/unwind-stacks > /tmp/unwind-counts
+	read -r seen tramp < /tmp/unwind-counts
 	echo "guest: foreign unwind: $seen stacks in pipe_read() with vfs_read() under it, $tramp with the trampoline"
-	head -n 20 /tmp/unwind-stacks 2>/dev/null
 	check foreign-stack-unwind-survives test -z "$(cat $D/list)"
 	check foreign-stack-unwind-recovers test "$seen" -gt 0
 
@@ -343,7 +342,7 @@ if [ -e $S ]; then
 	opt_wait() {
 		i=0
 		while [ "$(optimized)" = 0 ] && [ $i -lt 200 ]; do usleep 100000; i=$((i + 1)); done
-		echo "guest: optimized after ${i}00 ms"
+		echo "guest: optimized after $((i * 100)) ms"
 	}
 	opt_wait
 	echo "guest: kprobes/list with optimized probes:"
