@@ -46,6 +46,7 @@ static struct {
 	atomic_t post_hits;
 	struct pt_regs regs;	/* as the last hit saw them */
 	unsigned long top;	/* x86: the word at regs.sp then */
+	struct pt_regs post_regs;	/* as the last post_handler saw them */
 	bool preemptible;
 } kpo;
 
@@ -82,6 +83,7 @@ static void kpo_post(struct kprobe *p, struct pt_regs *regs,
 		     unsigned long flags)
 {
 	atomic_inc(&kpo.post_hits);
+	kpo.post_regs = *regs;
 }
 
 /* What the functions written in assembly are */
@@ -539,13 +541,19 @@ KPO_ASM(kpo_extable,
 	"2:	ret\n"
 	__ASM_EXTABLE_RAW("1b", "2b", __stringify(EX_TYPE_KACCESS_ERR_ZERO), "0"));
 
-/* BLR x30: no register left to branch through.  Never called. */
+/* BLR x30: the target is read before x30 becomes the return address */
 kpo_asm_fn kpo_blr_x30;
 KPO_ASM(kpo_blr_x30,
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	adr x30, 1f\n"
 	"	blr x30\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	add x0, x0, #1\n"
+	"	ret\n"
+	"1:	add x0, x0, #9\n"
 	"	ret\n");
 
-/* LDR XZR, literal: no register to load through.  Never called. */
+/* LDR XZR, literal: the load goes nowhere, x0 is left alone */
 kpo_asm_fn kpo_ldr_xzr;
 KPO_ASM(kpo_ldr_xzr,
 	"	.inst 0x5800005f\n"	/* ldr xzr, 1f */
@@ -716,9 +724,9 @@ static void kpo_relocated_region(struct kunit *test)
 #endif /* CONFIG_X86_64 */
 
 #ifdef CONFIG_ARM64
-static noinline long kpo_filled_hit(void)
+static noinline long kpo_filled_hit(kpo_asm_fn *fn)
 {
-	return kpo_call_filled(0x1234, 0x5678, kpo_target);
+	return kpo_call_filled(0x1234, 0x5678, fn);
 }
 
 /* The registers an optimized hit sees are those of a BRK hit. */
@@ -731,14 +739,14 @@ static void kpo_regs_as_on_breakpoint(struct kunit *test)
 	/* A post_handler keeps the point on its BRK. */
 	kp.post_handler = kpo_post;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), 0x123bL);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_target), 0x123bL);
 	trapped = kpo.regs;
 	unregister_kprobe(&kp);
 
 	kp.post_handler = NULL;
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
-	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), 0x123bL);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_target), 0x123bL);
 	detoured = kpo.regs;
 	unregister_kprobe(&kp);
 
@@ -780,15 +788,18 @@ static void kpo_pre_handler_redirects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), -5L);
 	KUNIT_EXPECT_EQ(test, kpo_target(6, 0), -6L);
 	/* Every register comes back: the caller's are intact. */
-	KUNIT_EXPECT_EQ(test, kpo_filled_hit(), -0x1234L);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_target), -0x1234L);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
 	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), 12L);
 }
 
-/* Each instruction that reads the PC, relocated into the detour */
-struct kpo_reloc {
+/*
+ * Each instruction that reads the PC, simulated on the detour's pt_regs
+ * by the BRK path's simulation
+ */
+struct kpo_sim {
 	const char *name;
 	kpo_asm_fn *fn;
 	unsigned int offset;	/* of the probed instruction, in instructions */
@@ -796,7 +807,7 @@ struct kpo_reloc {
 	long ret[2];		/* and what each returns */
 };
 
-static const struct kpo_reloc kpo_relocs[] = {
+static const struct kpo_sim kpo_sims[] = {
 	{ "b", kpo_b, 0, { 0, 1 }, { 2, 2 } },
 	{ "bl", kpo_bl, 1, { 0, 10 }, { 105, 115 } },
 	{ "b.cond", kpo_bcond, 1, { 0, 5 }, { 1, 2 } },
@@ -815,19 +826,21 @@ static const struct kpo_reloc kpo_relocs[] = {
 	{ "prfm_literal", kpo_prfm_lit, 0, { 1, 2 }, { 2, 3 } },
 	{ "br", kpo_br, 1, { 1, 2 }, { 10, 11 } },
 	{ "blr", kpo_blr, 2, { 1, 2 }, { 11, 12 } },
+	{ "blr_x30", kpo_blr_x30, 2, { 1, 2 }, { 11, 12 } },
+	{ "ldr_literal_xzr", kpo_ldr_xzr, 0, { 3, 4 }, { 3, 4 } },
 	{ "ret", kpo_ret, 1, { 1, 2 }, { 4, 5 } },
 };
 
-static void kpo_reloc_desc(const struct kpo_reloc *r, char *desc)
+static void kpo_sim_desc(const struct kpo_sim *r, char *desc)
 {
 	strscpy(desc, r->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(kpo_reloc, kpo_relocs, kpo_reloc_desc);
+KUNIT_ARRAY_PARAM(kpo_sim, kpo_sims, kpo_sim_desc);
 
-static void kpo_relocated_insn(struct kunit *test)
+static void kpo_simulated_insn(struct kunit *test)
 {
-	const struct kpo_reloc *r = test->param_value;
+	const struct kpo_sim *r = test->param_value;
 	struct kprobe kp = {
 		.addr = kpo_at(r->fn, r->offset * AARCH64_INSN_SIZE),
 		.pre_handler = kpo_pre,
@@ -839,12 +852,104 @@ static void kpo_relocated_insn(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_EQ(test, r->fn(r->a[i], 0), r->ret[i]);
 	KUNIT_EXPECT_EQ(test, kpo.regs.pc, (unsigned long)kp.addr);
+	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_OPTIMIZED), 2UL);
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 	/* And the same without the probe */
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_EQ(test, r->fn(r->a[i], 0), r->ret[i]);
+}
+
+/* What a pre_handler on the target of kpo_bl's BL saw */
+static struct pt_regs kpo_target_regs;
+
+static int kpo_pre_target(struct kprobe *p, struct pt_regs *regs)
+{
+	kpo_target_regs = *regs;
+	return 0;
+}
+
+/* Only there to keep the target's point on its BRK */
+static void kpo_post_target(struct kprobe *p, struct pt_regs *regs,
+			    unsigned long flags)
+{
+}
+
+/* kpo_bl: the BL, and its target, in instructions */
+#define KPO_BL_INSN	1
+#define KPO_BL_TARGET	5
+
+/*
+ * The simulation in a detour is the BRK path's: a pre_handler sees the
+ * same registers, and the BL leaves the same x30 and pc behind it, as
+ * seen by the BRK path's post_handler and by a probe on its target.
+ */
+static void kpo_simulated_as_on_breakpoint(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = kpo_at(kpo_bl, KPO_BL_INSN * AARCH64_INSN_SIZE),
+		.pre_handler = kpo_pre,
+		.post_handler = kpo_post,
+	};
+	struct kprobe target = {
+		.addr = kpo_at(kpo_bl, KPO_BL_TARGET * AARCH64_INSN_SIZE),
+		.pre_handler = kpo_pre_target,
+		.post_handler = kpo_post_target,
+	};
+	unsigned long ret_addr = (unsigned long)kp.addr + AARCH64_INSN_SIZE;
+	struct pt_regs trapped, trapped_at, detoured, detoured_at;
+	int i;
+
+	memset(&kpo_target_regs, 0, sizeof(kpo_target_regs));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&target), 0);
+
+	/* A post_handler keeps the BL on its BRK. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_bl), 0x1234L + 105);
+	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_EMULATED), 1UL);
+	trapped = kpo.regs;
+	trapped_at = kpo_target_regs;
+	KUNIT_EXPECT_EQ(test, kpo.post_regs.regs[30], ret_addr);
+	KUNIT_EXPECT_EQ(test, kpo.post_regs.pc, (unsigned long)target.addr);
+	unregister_kprobe(&kp);
+
+	kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	memset(&kpo_target_regs, 0, sizeof(kpo_target_regs));
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_bl), 0x1234L + 105);
+	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_OPTIMIZED), 1UL);
+	detoured = kpo.regs;
+	detoured_at = kpo_target_regs;
+	unregister_kprobe(&kp);
+	unregister_kprobe(&target);
+
+	/* One BRK hit on the BL, one detoured; two BRK hits on the target */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 1);
+
+	/* Before the BL: what the pre_handler sees */
+	for (i = 0; i < 31; i++)
+		KUNIT_EXPECT_EQ_MSG(test, detoured.regs[i], trapped.regs[i],
+				    "x%d", i);
+	KUNIT_EXPECT_EQ(test, detoured.sp, trapped.sp);
+	KUNIT_EXPECT_EQ(test, detoured.pc, trapped.pc);
+	KUNIT_EXPECT_EQ(test, detoured.pc, (unsigned long)kp.addr);
+	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
+			trapped.pstate & ~PSR_BTYPE_MASK);
+
+	/* Behind it: where the simulation left the CPU */
+	for (i = 0; i < 31; i++)
+		KUNIT_EXPECT_EQ_MSG(test, detoured_at.regs[i], trapped_at.regs[i],
+				    "x%d", i);
+	KUNIT_EXPECT_EQ(test, detoured_at.regs[30], ret_addr);
+	KUNIT_EXPECT_EQ(test, detoured_at.pc, trapped_at.pc);
+	KUNIT_EXPECT_EQ(test, detoured_at.pc, (unsigned long)target.addr);
+	KUNIT_EXPECT_EQ(test, detoured_at.sp, trapped_at.sp);
+	KUNIT_EXPECT_EQ(test, detoured_at.pstate & ~PSR_BTYPE_MASK,
+			trapped_at.pstate & ~PSR_BTYPE_MASK);
 }
 
 /* A probe on the next instruction is outside the region: both jump. */
@@ -950,8 +1055,6 @@ static const struct kpo_refusal kpo_refusals[] = {
 #endif
 #ifdef CONFIG_ARM64
 	{ "extable_entry", kpo_extable, KPO_PROBE, KPROBE_OPT_EXTABLE },
-	{ "blr_x30", kpo_blr_x30, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE },
-	{ "ldr_literal_xzr", kpo_ldr_xzr, KPO_PROBE, KPROBE_OPT_UNRELOCATABLE },
 #endif
 };
 
@@ -1349,7 +1452,8 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_relocated_region),
 #endif
 #ifdef CONFIG_ARM64
-	KUNIT_CASE_PARAM(kpo_relocated_insn, kpo_reloc_gen_params),
+	KUNIT_CASE_PARAM(kpo_simulated_insn, kpo_sim_gen_params),
+	KUNIT_CASE(kpo_simulated_as_on_breakpoint),
 #endif
 	KUNIT_CASE_PARAM(kpo_refused, kpo_refusal_gen_params),
 #ifdef CONFIG_X86_64

@@ -20,8 +20,7 @@
 #define ARM64_DETOUR_ADDR		8	/* .quad its address */
 #define ARM64_DETOUR_CODE		16	/* where the point's B goes */
 #define ARM64_DETOUR_RET		28	/* kprobe_opt_entry returns here */
-#define ARM64_DETOUR_REPLAY		36	/* the probed instruction's replay */
-#define ARM64_DETOUR_LITERAL		48	/* .quad a constant it loads */
+#define ARM64_DETOUR_REPLAY		36	/* the probed instruction's copy */
 
 #ifndef __ASSEMBLY__
 #include <linux/types.h>

@@ -28,7 +28,8 @@
  * A point whose kprobes need no post_handler is optimized (opt.c): its BRK
  * becomes a B to a detour that runs the pre_handlers without an
  * exception.  While that BRK is being swapped for the B, or back, a BRK
- * hit resumes in the detour at step 3.
+ * hit resumes in the detour's copy of the instruction instead of steps
+ * 3b and 3c; step 3a, which the detour does alike, is unchanged.
  *
  * The text is changed with aarch64_insn_patch_text(), which writes under
  * stop_machine() and cleans the caches to the point of unification, for a
@@ -296,6 +297,14 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 
 	kcb->status = KPROBE_HIT_SS;
 
+	/* Whatever the point's way to a detour: a detour simulates it too. */
+	if (kpp->ainsn.api.handler) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
+		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
+		kprobe_replay_done(kpp, regs, kcb);
+		return;
+	}
+
 	/*
 	 * Being optimized or unoptimized: the detour replays the instruction
 	 * and branches back (opt.c).  A post_handler just added misses this
@@ -305,13 +314,6 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		instruction_pointer_set(regs, arm64_opt_resume_addr(kpp));
 		kprobe_hit_end(kcb);
-		return;
-	}
-
-	if (kpp->ainsn.api.handler) {
-		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
-		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
-		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 

@@ -15,28 +15,26 @@
  *	24  bl     kprobe_opt_entry			saves pt_regs, runs the
  *	28  ldr    x30, [sp, #S_LR]			pre_handlers (opt_entry.S)
  *	32  add    sp, sp, #PT_REGS_SIZE
- *	36  the replay of the probed instruction, and a B behind it
- *	48  .quad  a constant the replay loads
+ *	36  the copy of the probed instruction
+ *	40  b      the next instruction
+ *	44  UDF #0 to the end
  *
- * The replay: an instruction that does not read the PC is copied, and
- * followed by a B to the next one.  The others are relocated:
- *	B		B to the target
- *	BL		LDR x30 of the return address; B to the target
- *	B.cond, CBZ, CBNZ, TBZ, TBNZ
- *			the same test branching 8 bytes on, to a B to the
- *			target; before it a B to the next instruction
- *	ADR, ADRP	LDR of the address into the destination register
- *	LDR, LDRSW (literal)
- *			LDR of the literal's address into the destination
- *			register, then the load through it
- *	PRFM (literal)	nothing: a prefetch has no visible effect
- *	BR, RET		copied
- *	BLR		LDR x30 of the return address; BR (not BLR x30,
- *			which would need a scratch register)
+ * The replay of the probed instruction, as decode-insn.c classifies it:
+ *	stepped on the BRK path (INSN_GOOD)
+ *			copied to 36 and followed by a B to the next one;
+ *			kprobe_opt_entry returns into the detour (its
+ *			step 4), which runs them
+ *	simulated on the BRK path (INSN_GOOD_NO_SLOT: the branches, ADR,
+ *	ADRP, the literal loads and PRFM, which read the PC)
+ *			nothing in the detour: kprobe_opt_callback() runs
+ *			the point's simulate-insn.c handler on the pt_regs,
+ *			pc the probed address, as the BRK path does, and
+ *			kprobe_opt_entry resumes at the pc it leaves, with
+ *			every register, sp and pstate from the pt_regs (its
+ *			step 4')
  * A point is refused (enum kprobe_opt_refusal) when its instruction has an
  * exception-table entry, may be a landing pad of an indirect branch under
- * kernel BTI, cannot be relocated, or has no detour in reach: it then
- * stays a BRK probe.
+ * kernel BTI, or has no detour in reach: it then stays a BRK probe.
  *
  * Detours of kernel text come from kprobe_opt_detours, room for
  * KPROBE_OPT_IMAGE_DETOURS of them inside the kernel image (opt_entry.S);
@@ -51,10 +49,10 @@
  * frame record of an exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
- * SErrors stay unmasked.  Handler
- * changes to x0-x30 and NZCV are honoured; a non-zero return with a new
- * pc resumes there, with every register, sp and pstate from the pt_regs
- * (kprobe_opt_entry, step 4').
+ * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
+ * honoured; a non-zero return with a new pc resumes there, with every
+ * register, sp and pstate from the pt_regs (kprobe_opt_entry, step 4'),
+ * and so does a simulated instruction.
  *
  * Text changes.  The architecture lets BRK and B be swapped in place while
  * other CPUs execute them (both are in the set of instructions the ARM ARM
@@ -65,7 +63,8 @@
  *
  *   1. arch_prepare_optimized_kprobe_point(): the detour is written and
  *      cleaned to the PoU, where no CPU can execute it yet; then the
- *      point becomes DIVERTING and BRK hits on it resume in its replay.
+ *      point becomes DIVERTING and BRK hits on it resume in its copy of
+ *      the instruction (a simulated one the BRK path simulates itself).
  *   2. The optimizer's grace periods: besides draining the point, they
  *      put a context synchronization event on every CPU (an exception
  *      return or a context switch), after which no CPU holds stale
@@ -339,112 +338,19 @@ static bool arm64_emit_branch(struct arm64_detour_buf *b, unsigned long target,
 	return true;
 }
 
-/* LDR X<reg>, =@val, through the detour's literal */
-static void arm64_emit_load_const(struct arm64_detour_buf *b, u32 reg, u64 val)
-{
-	arm64_put_quad(b, ARM64_DETOUR_LITERAL, val);
-	arm64_emit(b, aarch64_insn_gen_load_literal(arm64_buf_pc(b),
-						    b->at + ARM64_DETOUR_LITERAL,
-						    reg, true));
-}
-
-/* The address a PC-relative literal load reads */
-static unsigned long arm64_literal_addr(u32 insn, unsigned long pc)
-{
-	return pc + (sign_extend64(aarch64_insn_decode_immediate(AARCH64_INSN_IMM_19,
-								 insn), 18) << 2);
-}
-
-/* LDR (or LDRSW) X<rt>, [X<rt>] for the literal load @insn */
-static u32 arm64_load_through(u32 insn, u32 rt)
-{
-	if (aarch64_insn_is_ldrsw_lit(insn))
-		return 0xb9800000 | (rt << 5) | rt;	/* ldrsw xt, [xt] */
-	return aarch64_insn_gen_load_store_imm(rt, rt, 0,
-					       (insn & BIT(30)) ?
-					       AARCH64_INSN_SIZE_64 :
-					       AARCH64_INSN_SIZE_32,
-					       AARCH64_INSN_LDST_LOAD_IMM_OFFSET);
-}
-
-/* Branches and register branches: nothing runs on behind their replay. */
-static int arm64_relocate_branch(struct arm64_detour_buf *b, u32 insn,
-				 unsigned long pc)
-{
-	unsigned long next = pc + AARCH64_INSN_SIZE;
-	u32 rn = (insn >> 5) & 0x1f;
-
-	if (aarch64_insn_is_bl(insn))
-		arm64_emit_load_const(b, AARCH64_INSN_REG_LR, next);
-	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn))
-		return arm64_emit_branch(b, pc + aarch64_get_branch_offset(insn),
-					 AARCH64_INSN_BRANCH_NOLINK) ?
-		       0 : KPROBE_OPT_UNRELOCATABLE;
-
-	if (aarch64_insn_is_br(insn) || aarch64_insn_is_ret(insn)) {
-		arm64_emit(b, insn);
-		return 0;
-	}
-
-	/* blr */
-	if (rn == AARCH64_INSN_REG_LR)
-		return KPROBE_OPT_UNRELOCATABLE;
-	arm64_emit_load_const(b, AARCH64_INSN_REG_LR, next);
-	arm64_emit(b, aarch64_insn_gen_branch_reg(rn, AARCH64_INSN_BRANCH_NOLINK));
-	return 0;
-}
-
 /*
  * The replay of the probed instruction, at ARM64_DETOUR_REPLAY (see the
- * table at the top).  Returns 0 or a refusal.
+ * table at the top): a copy and a B back, or nothing for an instruction
+ * kprobe_opt_callback() simulates.  Returns 0 or a refusal.
  */
-static int arm64_relocate(struct arm64_detour_buf *b, struct kprobe_point *kpp)
+static int arm64_build_replay(struct arm64_detour_buf *b,
+			      struct kprobe_point *kpp)
 {
-	unsigned long pc = (unsigned long)kpp->addr;
-	unsigned long next = pc + AARCH64_INSN_SIZE;
-	u32 insn = kpp->opcode, rt = insn & 0x1f;
-	unsigned long target;
-	s64 imm;
+	unsigned long next = (unsigned long)kpp->addr + AARCH64_INSN_SIZE;
 
-	if (aarch64_insn_is_b(insn) || aarch64_insn_is_bl(insn) ||
-	    aarch64_insn_is_br(insn) || aarch64_insn_is_ret(insn) ||
-	    aarch64_insn_is_blr(insn))
-		return arm64_relocate_branch(b, insn, pc);
-
-	if (aarch64_insn_is_bcond(insn) || aarch64_insn_is_cbz(insn) ||
-	    aarch64_insn_is_cbnz(insn) || aarch64_insn_is_tbz(insn) ||
-	    aarch64_insn_is_tbnz(insn)) {
-		/* Taken: on to the B to the target, behind the B to @next */
-		target = pc + aarch64_get_branch_offset(insn);
-		arm64_emit(b, aarch64_set_branch_offset(insn, 2 * AARCH64_INSN_SIZE));
-		if (!arm64_emit_branch(b, next, AARCH64_INSN_BRANCH_NOLINK) ||
-		    !arm64_emit_branch(b, target, AARCH64_INSN_BRANCH_NOLINK))
-			return KPROBE_OPT_UNRELOCATABLE;
+	if (kpp->ainsn.api.handler)
 		return 0;
-	}
-
-	if (aarch64_insn_is_adr_adrp(insn)) {
-		imm = sign_extend64(aarch64_insn_decode_immediate(AARCH64_INSN_IMM_ADR,
-								  insn), 20);
-		if (aarch64_insn_is_adrp(insn))
-			target = (pc & PAGE_MASK) + (imm << 12);
-		else
-			target = pc + imm;
-		arm64_emit_load_const(b, rt, target);
-	} else if (aarch64_insn_is_ldr_lit(insn) ||
-		   aarch64_insn_is_ldrsw_lit(insn)) {
-		/* With XZR as destination there is no register to load through. */
-		if (rt == AARCH64_INSN_REG_ZR)
-			return KPROBE_OPT_UNRELOCATABLE;
-		arm64_emit_load_const(b, rt, arm64_literal_addr(insn, pc));
-		arm64_emit(b, arm64_load_through(insn, rt));
-	} else if (kpp->ainsn.api.handler && !aarch64_insn_is_prfm_lit(insn)) {
-		/* Some other instruction that reads the PC */
-		return KPROBE_OPT_UNRELOCATABLE;
-	} else if (!kpp->ainsn.api.handler) {
-		arm64_emit(b, insn);
-	}
-	/* (A literal prefetch has no visible effect: nothing to replay.) */
+	arm64_emit(b, kpp->opcode);
 	return arm64_emit_branch(b, next, AARCH64_INSN_BRANCH_NOLINK) ?
 	       0 : KPROBE_OPT_UNRELOCATABLE;
 }
@@ -481,7 +387,7 @@ static int arm64_build_detour(struct arm64_detour_buf *b,
 			       AARCH64_INSN_BRANCH_LINK))
 		return KPROBE_OPT_NO_DETOUR;
 	b->n = DETOUR_WORD(ARM64_DETOUR_REPLAY);
-	return arm64_relocate(b, kpp);
+	return arm64_build_replay(b, kpp);
 }
 
 /* Write @b where it goes; nobody executes that memory yet. */
@@ -621,7 +527,8 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 
 /**
  * arm64_opt_resume_addr() - where a BRK hit resumes when diverted
- * @kpp: a point whose hits kprobe_opt_diverts()
+ * @kpp: a point whose hits kprobe_opt_diverts(), with a copy of its
+ *	instruction in the detour (one that is not simulated)
  *
  * Context: hit path.
  * Return: the replay in the detour.
@@ -652,11 +559,13 @@ static nokprobe_inline u64 arm64_opt_pstate(void)
  *
  * kprobe_opt_hit() runs with interrupts masked, as on a BRK hit (lockdep
  * told as by an exception entry), which also gives it the
- * preemption-disabled context it needs.
+ * preemption-disabled context it needs.  Unless a pre_handler redirected,
+ * an instruction that reads the PC is then simulated on @regs by the
+ * handler the BRK path uses, called as that path calls it.
  *
  * Context: a detour, in any context the probed code runs in.
- * Return: non-zero if a pre_handler redirected: kprobe_opt_entry then
- * resumes at regs->pc with regs->pstate.
+ * Return: non-zero if a pre_handler redirected or the instruction was
+ * simulated: kprobe_opt_entry then resumes at regs->pc with regs->pstate.
  */
 asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 				   struct pt_regs *regs)
@@ -669,6 +578,10 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 	raw_local_irq_save(flags);
 	lockdep_on = kprobe_lockdep_irqs_off();
 	redirect = kprobe_opt_hit(kpp, regs);
+	if (!redirect && kpp->ainsn.api.handler) {
+		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
+		redirect = true;
+	}
 	kprobe_lockdep_irqs_restore(lockdep_on);
 	raw_local_irq_restore(flags);
 	if (!redirect)

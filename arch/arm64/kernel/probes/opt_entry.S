@@ -14,16 +14,19 @@
  *   2. makes the frame record of the pt_regs, {x29, PC}, the frame
  *      pointer, as exception entry does: an unwinder in a handler goes
  *      from the pt_regs to the probed function;
- *   3. calls kprobe_opt_callback(), which runs the pre_handlers;
+ *   3. calls kprobe_opt_callback(), which runs the pre_handlers, and
+ *      simulates the probed instruction on the pt_regs if it reads the
+ *      PC;
  *   4. restores the registers but x30 (and NZCV, which the C code
  *      clobbered and a handler may have changed) and returns to the
- *      detour, which reloads x30, drops the pt_regs and replays the
- *      probed instruction;
- *   4'. or, when a pre_handler changed the PC and returned non-zero,
- *      restores every register, SP included, from the pt_regs, and
- *      leaves with ERET to regs->pc, with regs->pstate: with all of DAIF
- *      masked from the moment ELR_EL1 and SPSR_EL1 are written, as in
- *      kernel_exit, nothing can take them or write below the SP.
+ *      detour, which reloads x30, drops the pt_regs and runs its copy of
+ *      the probed instruction;
+ *   4'. or, when a pre_handler changed the PC and returned non-zero, or
+ *      the instruction was simulated, restores every register, SP
+ *      included, from the pt_regs, and leaves with ERET to regs->pc,
+ *      with regs->pstate: with all of DAIF masked from the moment
+ *      ELR_EL1 and SPSR_EL1 are written, as in kernel_exit, nothing can
+ *      take them or write below the SP.
  */
 
 #include <linux/linkage.h>
