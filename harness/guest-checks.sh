@@ -30,6 +30,14 @@ echo "guest: kprobe_events at boot: $(cat $T/kprobe_events)"
 echo 0 > $T/events/enable
 check boot-init-text-probe-removed sh -c "echo > $T/kprobe_events"
 
+# --- trace_kprobe's startup self test (CONFIG_FTRACE_STARTUP_TEST) --------
+if dmesg | grep -q 'Testing kprobe tracing:'; then
+	# pr_cont()'s "OK" may land on a line of its own
+	check ftrace-startup-kprobe-selftest sh -c \
+		"dmesg | grep -A2 'Testing kprobe tracing:' | grep -q 'OK\$' &&
+		 ! dmesg | grep -q 'Some tests are failed'"
+fi
+
 # --- the KUnit suites as modules (CONFIG_KPROBES_SANITY_TEST=m) ------------
 # Each runs its suites when loaded; the markers in the kernel log tell the
 # host (harness/check-log.sh) which KTAP lines are whose.
