@@ -1618,9 +1618,11 @@ static bool kpt_is_div(struct insn *insn)
 
 /*
  * MSR accesses that fault: an MSR that does not exist, and IA32_PKRS, with
- * reserved bits set when written.  Which fault depends on the CPU (QEMU's
- * TCG reads and writes unknown MSRs without a fault), so the tests take
- * the first that does.
+ * reserved bits set when written.  Which fault depends on the CPU, so the
+ * tests take the first that does.  QEMU's TCG (7.2) reads every MSR
+ * without a fault, unknown ones as 0 (none of 0-0x1fff, 0x40000000-,
+ * 0xc0000000-, 0xc0010000-0xc00103ff faulted): there the rdmsr case skips
+ * and only the wrmsr one runs.
  */
 static const u32 kpt_bad_msrs[] = { 0xc0dec0de, 0x6e1 };
 #define KPT_BAD_MSR_VAL		(BIT_ULL(63) | BIT_ULL(32))
