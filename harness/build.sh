@@ -49,7 +49,9 @@ if ! cmp -s "$frag" "$BUILD/.kprobes-fragment" || [ ! -f "$BUILD/.config" ]; the
 	missing=0
 	while read -r line; do
 		grep -qx "$line" "$BUILD/.config" || { echo "config: $line did not stick" >&2; missing=1; }
-	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag")
+	# The last assignment of a symbol wins (a variant may override one
+	# of common.config's)
+	done < <(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | tac | awk -F= '!seen[$1]++')
 	[ "$missing" = 0 ] || die "the configuration is not what harness/configs asks for"
 	cp "$frag" "$BUILD/.kprobes-fragment"
 fi

@@ -30,6 +30,25 @@ echo "guest: kprobe_events at boot: $(cat $T/kprobe_events)"
 echo 0 > $T/events/enable
 check boot-init-text-probe-removed sh -c "echo > $T/kprobe_events"
 
+# --- trace_kprobe's startup self test (CONFIG_FTRACE_STARTUP_TEST) --------
+if dmesg | grep -q 'Testing kprobe tracing:'; then
+	# pr_cont()'s "OK" may land on a line of its own
+	check ftrace-startup-kprobe-selftest sh -c \
+		"dmesg | grep -A2 'Testing kprobe tracing:' | grep -q 'OK\$' &&
+		 ! dmesg | grep -q 'Some tests are failed'"
+fi
+
+# --- the KUnit suites as modules (CONFIG_KPROBES_SANITY_TEST=m) ------------
+# Each runs its suites when loaded; the markers in the kernel log tell the
+# host (harness/check-log.sh) which KTAP lines are whose.
+for m in test_kprobes test_kprobes_opt test_kprobes_ftrace; do
+	[ -f "/lib/modules/$(uname -r)/$m.ko" ] || continue
+	echo "kprobes-kunit-module: begin $m" > /dev/kmsg
+	check "kunit-module-$m-loads" modprobe "$m"
+	echo "kprobes-kunit-module: end $m" > /dev/kmsg
+	check "kunit-module-$m-unloads" rmmod "$m"
+done
+
 # --- debugfs: enabled ------------------------------------------------------
 check enabled-reads-1 test "$(cat $D/enabled)" = 1
 for bad in 2 x -1 z; do

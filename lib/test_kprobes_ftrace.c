@@ -64,7 +64,32 @@ static void kpf_post(struct kprobe *p, struct pt_regs *regs,
 /* The address of the ftrace call site of @fn, 0 if it has none */
 static unsigned long kpf_ftrace_site(void *fn)
 {
+#ifdef MODULE
+	/*
+	 * ftrace_location() is not exported: look for the site in this
+	 * module's own tables, between @fn and the end of its symbol.
+	 */
+	unsigned long start = (unsigned long)fn, size = 0, site = 0;
+	const struct mod_kallsyms *ks;
+	unsigned int i;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(THIS_MODULE->kallsyms);
+	for (i = 0; i < ks->num_symtab && !size; i++) {
+		if (kallsyms_symbol_value(&ks->symtab[i]) == start)
+			size = ks->symtab[i].st_size;
+	}
+	preempt_enable();
+	for (i = 0; i < THIS_MODULE->num_ftrace_callsites; i++) {
+		unsigned long at = ftrace_call_adjust(THIS_MODULE->ftrace_callsites[i]);
+
+		if (at >= start && at < start + size)
+			site = at;
+	}
+	return site;
+#else
 	return ftrace_location((unsigned long)fn);
+#endif
 }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
