@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # make check: for each architecture, build, boot with the KUnit suites and
-# the guest checks, and judge the log; boot again on 4 vCPUs for the
-# torture test (TORTURE_S seconds) and judge that log; the same for a
-# distribution-like build with the function tracer, which also runs the
-# in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it); then
-# check our sources with checkpatch, kernel-doc and sparse.  Ends with one
-# summary line "N passed, N failed".  With VARIANT= (e.g. kasan, for make
-# check-deep) the first two on that build.
+# the guest checks (on the plain kernel also ftracetest, judged against the
+# stock kernel of the same configuration), and judge the log; boot again on
+# 4 vCPUs for the torture test (TORTURE_S seconds) and judge that log; the
+# same for a distribution-like build with the function tracer, which also
+# runs the in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it);
+# then check our sources with checkpatch, kernel-doc and sparse.  Ends with
+# one summary line "N passed, N failed".  With VARIANT= (e.g. kasan, for
+# make check-deep) the first two on that build, without ftracetest.
 . "$(dirname "$0")/lib.sh"
 
 arches=${CHECK_ARCHES:-x86_64 arm64}
@@ -36,13 +37,27 @@ for arch in $arches; do
 	log=$results/$name-console.log
 	tlog=$results/$name-torture.log
 	rm -f "$log" "$tlog"
+	# On the plain kernel, ftracetest after the guest checks
+	# (harness/guest/consumers-run.sh), judged against the stock kernel
+	# of the same configuration (CHECK_NO_FTRACETEST=1 skips it)
+	guest=$REPO/harness/guest-checks.sh
+	if [ -z "${VARIANT:-}" ] && [ -z "${CHECK_NO_FTRACETEST:-}" ]; then
+		guest=$REPO/harness/guest/consumers-run.sh
+	fi
 	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
 		t0=$(date +%s)
-		ARCH=$arch "$REPO/harness/run-qemu.sh" "$image" \
-			"$REPO/harness/guest-checks.sh" "$log" || true
+		ARCH=$arch "$REPO/harness/run-qemu.sh" "$image" "$guest" "$log" || true
 		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"
+		if [ "$guest" != "$REPO/harness/guest-checks.sh" ]; then
+			stock=$REPO/harness/ftracetest-stock-$arch-plain.txt
+			[ -f "$stock" ] || stock=
+			out=$("$REPO/harness/ftracetest-judge.sh" "$log" \
+				"$results/$name-ftracetest.txt" ${stock:+"$stock"}) || true
+			echo "$out" | head -n -1
+			count "$(echo "$out" | tail -n 1)"
+		fi
 		echo "console log: $log ($(($(date +%s) - t0)) s)"
 		# The torture test, on 4 vCPUs, in a boot of its own without
 		# the KUnit suites (TORTURE_S=0 skips it)

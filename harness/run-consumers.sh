@@ -40,30 +40,13 @@ line=$(echo "$out" | tail -n 1)
 passed=$(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')
 failed=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')
 
-tr -d '\r' < "$log" | sed -n 's/^guest-ftracetest: //p' | grep -v '^summary' > "$table" || true
-echo "ftracetest ($name):"
-sed 's/^/  /' "$table"
-tr -d '\r' < "$log" | sed -n 's/^guest-ftracetest: summary /  /p'
-
 stock=$REPO/harness/ftracetest-stock-$ARCH.txt
-if [ "$STOCK" != 1 ] && [ -f "$stock" ]; then
-	want=0 have=0
-	while read -r res tc; do
-		[ "$res" = PASS ] || continue
-		want=$((want + 1))
-		if grep -qx "PASS $tc" "$table"; then
-			have=$((have + 1))
-		else
-			echo "  passes on stock, not here: $tc ($(grep " $tc\$" "$table" | cut -d' ' -f1))"
-		fi
-	done < "$stock"
-	echo "ftracetest: $have of the $want cases that pass on stock $ARCH pass here"
-	if [ "$have" = "$want" ]; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-	fi
-fi
+[ "$STOCK" != 1 ] && [ -f "$stock" ] || stock=
+out=$("$REPO/harness/ftracetest-judge.sh" "$log" "$table" ${stock:+"$stock"}) || true
+echo "$out" | head -n -1
+line=$(echo "$out" | tail -n 1)
+passed=$((passed + $(echo "$line" | sed -nE 's/^([0-9]+) passed.*/\1/p')))
+failed=$((failed + $(echo "$line" | sed -nE 's/.* ([0-9]+) failed$/\1/p')))
 
 echo "times: build $((t1 - t0)) s, guest run $((t2 - t1)) s; console log: $log"
 echo "$passed passed, $failed failed"

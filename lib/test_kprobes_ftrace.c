@@ -23,6 +23,8 @@ static struct {
 	atomic_t pre_hits;
 	atomic_t post_hits;
 	atomic_t ops_hits;
+	atomic_t nested_hits;
+	int nested_ret;
 	unsigned long pre_ip;
 	unsigned long post_ip;
 	bool preemptible;
@@ -37,6 +39,12 @@ static int kpf_init(struct kunit *test)
 static noinline __noipa int kpf_target(int a)
 {
 	return a * 5;
+}
+
+/* Called by a pre_handler of a probe on kpf_target() */
+static noinline __noipa int kpf_target_nested(int a)
+{
+	return a ^ 0x5a;
 }
 
 #ifdef CONFIG_KPROBES_ON_FTRACE
@@ -292,6 +300,64 @@ static void kpf_disable_enable_aggregate(struct kunit *test)
 }
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
+/*
+ * A probe hit while this CPU runs a handler is missed: its handlers do not
+ * run and its nmissed counts it.  On x86 both probes are served by ftrace,
+ * so the inner hit comes through the ftrace callback from within the
+ * outer one; on arm64 both are breakpoints beside the ftrace call sites.
+ */
+static struct kprobe kpf_nested_kp;
+
+static int kpf_pre_calls_nested(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpf.pre_hits);
+	kpf.nested_ret = kpf_target_nested(atomic_read(&kpf.pre_hits));
+	return 0;
+}
+
+static int kpf_pre_nested(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpf.nested_hits);
+	return 0;
+}
+
+static void kpf_reentry_counts_missed(struct kunit *test)
+{
+	struct kprobe outer = {
+		.symbol_name = "kpf_target",
+		.pre_handler = kpf_pre_calls_nested,
+	};
+	int i;
+
+	kpf_nested_kp = (struct kprobe) {
+		.symbol_name = "kpf_target_nested",
+		.pre_handler = kpf_pre_nested,
+	};
+	KUNIT_ASSERT_NE(test, kpf_ftrace_site(kpf_target_nested), 0UL);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kpf_nested_kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&outer), 0);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&outer));
+	KUNIT_EXPECT_TRUE(test, kprobe_ftrace(&kpf_nested_kp));
+#endif
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, kpf_target(i), i * 5);
+	/* The nested function still ran, and returned the right value. */
+	KUNIT_EXPECT_EQ(test, kpf.nested_ret, 5 ^ 0x5a);
+	/* Outside a handler the nested probe fires. */
+	KUNIT_EXPECT_EQ(test, kpf_target_nested(1), 1 ^ 0x5a);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+	KUNIT_EXPECT_EQ(test, kpf_hits(&kpf_nested_kp, KPROBE_HIT_MISSED), 5UL);
+	KUNIT_EXPECT_EQ(test, kpf_hits(&kpf_nested_kp, KPROBE_HIT_FTRACE), 1UL);
+#endif
+	unregister_kprobe(&outer);
+	unregister_kprobe(&kpf_nested_kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.nested_hits), 1);
+	KUNIT_EXPECT_EQ(test, kpf_nested_kp.nmissed, 5UL);
+	KUNIT_EXPECT_EQ(test, outer.nmissed, 0UL);
+}
+
 #ifdef CONFIG_KRETPROBES
 static int kpf_rp_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -320,6 +386,7 @@ static struct kunit_case kpf_cases[] = {
 	KUNIT_CASE(kpf_entry_probe_fires),
 	KUNIT_CASE(kpf_inside_call_site_refused),
 	KUNIT_CASE(kpf_with_function_tracer),
+	KUNIT_CASE(kpf_reentry_counts_missed),
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpf_pre_handler_redirects),
 	KUNIT_CASE(kpf_ipmodify_conflict),

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Guest script of harness/run-consumers.sh: on our kernel every guest check
+# Guest script of harness/run-consumers.sh (and of harness/check.sh on the
+# plain kernel): on our kernel every guest check
 # (harness/guest-checks.sh, the consumer programs among them), on the stock
 # one only the consumer programs (the rest checks our own debugfs files);
 # then ftracetest.
