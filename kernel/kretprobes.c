@@ -37,10 +37,10 @@
  * ends.  No cache line is shared by all CPUs on a hit.
  *
  * Growth: a take that empties this CPU's list asks for more instances
- * (irq_work, then a work item: nothing is allocated on a hit).  The work
- * item doubles the pool, up to its limit, and hands the new instances to
- * the list of the CPU it runs on, with interrupts disabled, as a give-back
- * would.  So a call only misses when calls come in faster than the pool
+ * (irq_work, then a high-priority work item: nothing is allocated on a
+ * hit).  The work item doubles the pool, up to its limit, and hands the
+ * new instances to the list of the CPU it runs on, with interrupts
+ * disabled, as a give-back would.  So a call only misses when calls come in faster than the pool
  * grows, or when the limit is reached.
  *
  * Lifetime: instances outlive unregister_kretprobe().  Unregistration
@@ -175,8 +175,15 @@ static void kretprobe_pool_grow_work(struct work_struct *work)
 
 static void kretprobe_pool_grow_irq_work(struct irq_work *work)
 {
-	schedule_work(&container_of(work, struct kretprobe_pool,
-				    grow_irq_work)->grow_work);
+	/*
+	 * A high-priority worker: the burst of calls that emptied the list
+	 * is still coming in, and a miss is what the growth is there to
+	 * avoid; an ordinary one queues behind the very tasks making the
+	 * calls.
+	 */
+	queue_work(system_highpri_wq,
+		   &container_of(work, struct kretprobe_pool,
+				 grow_irq_work)->grow_work);
 }
 
 /* Ask for more instances, from the hit path */
