@@ -24,19 +24,8 @@ for a in $arches; do
 	*) die "unknown cross arch $a (riscv, arm, i386)" ;;
 	esac
 done
-missing=()
-for p in "${need[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >&2
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
+prepare_tree_with "${need[@]}"
 
-"$REPO/harness/prepare-tree.sh" > /dev/null
 results=$CACHE/results
 mkdir -p "$results"
 
