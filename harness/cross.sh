@@ -8,9 +8,10 @@
 # for less; CROSS_BUILD=0 for the configuration only).  Reports whether
 # KPROBES is offered (it must not be: only x86_64 and arm64 select
 # HAVE_KPROBE_POINTS) and which options of the fragment did not stick.
-# Logs in $CACHE/results/cross-ARCH.log, the summary in
-# $CACHE/results/cross.txt (for the cover letter of make patches); ends
-# with "N passed, N failed".
+# Logs in $CACHE/results/cross-ARCH.log, the summary of each arch in
+# $CACHE/results/cross-ARCH.txt; $CACHE/results/cross.txt (for the cover
+# letter of make patches) gathers those of all the arches run so far, so
+# that they may be built one at a time.  Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
 arches=${CROSS_ARCHES:-riscv arm i386}
@@ -66,8 +67,6 @@ CONFIG_SAMPLE_KRETPROBES=m
 EOF
 
 pass=0 fail=0
-summary=$results/cross.txt.tmp
-: > "$summary"
 for a in $arches; do
 	case "$a" in
 	riscv)	karch=riscv; cross=riscv64-linux-gnu- ;;
@@ -76,6 +75,8 @@ for a in $arches; do
 	esac
 	build=$CACHE/build/cross-$a
 	log=$results/cross-$a.log
+	summary=$results/cross-$a.txt
+	: > "$summary"
 	mkdir -p "$build"
 	kmake() {
 		make -C "$TREE" O="$build" ARCH="$karch" CROSS_COMPILE="$cross" \
@@ -130,8 +131,9 @@ for a in $arches; do
 	fi
 	if [ "$ok" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
-# For the cover letter: the summary, wrapped at 72 columns
-fold -s -w 72 "$summary" | sed 's/ *$//' > "$results/cross.txt"
-rm -f "$summary"
+# For the cover letter: the summaries of every arch, wrapped at 72 columns
+for a in riscv arm i386; do
+	[ ! -f "$results/cross-$a.txt" ] || cat "$results/cross-$a.txt"
+done | fold -s -w 72 | sed 's/ *$//' > "$results/cross.txt"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
