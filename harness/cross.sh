@@ -118,7 +118,9 @@ for a in $arches; do
 	if with_cpu make -C "$TREE" O="$build" ARCH="$karch" \
 		CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" -j"$JOBS" \
 		${CROSS_TARGETS:-} >> "$log" 2>&1; then
-		echo "$a: build ok (${CROSS_TARGETS:-all}, $(( $(date +%s) - start ))s with the wait for the build lock)" | tee -a "$summary"
+		echo "$a: build ok (${CROSS_TARGETS:-all targets}, ${cross}gcc $("${cross}gcc" -dumpfullversion))" |
+			tee -a "$summary"
+		say "$a: $(( $(date +%s) - start ))s with the wait for the build lock"
 		ok=1
 	else
 		echo "$a: build FAILED ($(( $(date +%s) - start ))s), see $log" | tee -a "$summary"
