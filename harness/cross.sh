@@ -8,9 +8,10 @@
 # for less; CROSS_BUILD=0 for the configuration only).  Reports whether
 # KPROBES is offered (it must not be: only x86_64 and arm64 select
 # HAVE_KPROBE_POINTS) and which options of the fragment did not stick.
-# Logs in $CACHE/results/cross-ARCH.log, the summary in
-# $CACHE/results/cross.txt (for the cover letter of make patches); ends
-# with "N passed, N failed".
+# Logs in $CACHE/results/cross-ARCH.log, the summary of each arch in
+# $CACHE/results/cross-ARCH.txt; $CACHE/results/cross.txt (for the cover
+# letter of make patches) gathers those of all the arches run so far, so
+# that they may be built one at a time.  Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 
 arches=${CROSS_ARCHES:-riscv arm i386}
@@ -24,19 +25,8 @@ for a in $arches; do
 	*) die "unknown cross arch $a (riscv, arm, i386)" ;;
 	esac
 done
-missing=()
-for p in "${need[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >&2
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
+prepare_tree_with "${need[@]}"
 
-"$REPO/harness/prepare-tree.sh" > /dev/null
 results=$CACHE/results
 mkdir -p "$results"
 
@@ -77,8 +67,6 @@ CONFIG_SAMPLE_KRETPROBES=m
 EOF
 
 pass=0 fail=0
-summary=$results/cross.txt.tmp
-: > "$summary"
 for a in $arches; do
 	case "$a" in
 	riscv)	karch=riscv; cross=riscv64-linux-gnu- ;;
@@ -87,6 +75,8 @@ for a in $arches; do
 	esac
 	build=$CACHE/build/cross-$a
 	log=$results/cross-$a.log
+	summary=$results/cross-$a.txt
+	: > "$summary"
 	mkdir -p "$build"
 	kmake() {
 		make -C "$TREE" O="$build" ARCH="$karch" CROSS_COMPILE="$cross" \
@@ -128,7 +118,9 @@ for a in $arches; do
 	if with_cpu make -C "$TREE" O="$build" ARCH="$karch" \
 		CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" -j"$JOBS" \
 		${CROSS_TARGETS:-} >> "$log" 2>&1; then
-		echo "$a: build ok (${CROSS_TARGETS:-all}, $(( $(date +%s) - start ))s with the wait for the build lock)" | tee -a "$summary"
+		echo "$a: build ok (${CROSS_TARGETS:-all targets}, ${cross}gcc $("${cross}gcc" -dumpfullversion))" |
+			tee -a "$summary"
+		say "$a: $(( $(date +%s) - start ))s with the wait for the build lock"
 		ok=1
 	else
 		echo "$a: build FAILED ($(( $(date +%s) - start ))s), see $log" | tee -a "$summary"
@@ -141,8 +133,9 @@ for a in $arches; do
 	fi
 	if [ "$ok" = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
-# For the cover letter: the summary, wrapped at 72 columns
-fold -s -w 72 "$summary" | sed 's/ *$//' > "$results/cross.txt"
-rm -f "$summary"
+# For the cover letter: the summaries of every arch, wrapped at 72 columns
+for a in riscv arm i386; do
+	[ ! -f "$results/cross-$a.txt" ] || cat "$results/cross-$a.txt"
+done | fold -s -w 72 | sed 's/ *$//' > "$results/cross.txt"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

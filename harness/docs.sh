@@ -5,20 +5,7 @@
 # run scripts/kernel-doc -none over our sources, which must say nothing.
 . "$(dirname "$0")/lib.sh"
 
-pkgs=(python3-sphinx python3-sphinx-rtd-theme)
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >&2
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
-
-"$REPO/harness/prepare-tree.sh" > /dev/null
+prepare_tree_with python3-sphinx python3-sphinx-rtd-theme
 out=$CACHE/build/docs
 log=$CACHE/results/docs.log
 mkdir -p "$out" "$CACHE/results"

@@ -91,6 +91,26 @@ extract_pristine() {
 	fi
 }
 
+# The start of the scripts that work on the prepared tree with tools of
+# their own (series.sh, cross.sh, docs.sh): install those of the Debian
+# packages named that are missing (the base set is deps.sh's), then make
+# $TREE what the repo says (harness/prepare-tree.sh).
+prepare_tree_with() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	if [ ${#missing[@]} != 0 ]; then
+		say "installing: ${missing[*]}"
+		[ "$(id -u)" = 0 ] || die "run as root to install ${missing[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+			--no-install-recommends "${missing[@]}" >&2
+	fi
+	"$REPO/harness/prepare-tree.sh" > /dev/null
+}
+
 # What a kernel splat looks like in a console log: any of these fails a run.
 SPLATS='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|KASAN:|KFENCE:|QEMU timed out'
 

@@ -17,19 +17,7 @@
 
 # unifdef for the series; python3-ply and python3-git for checkpatch's
 # SPDX check (scripts/spdxcheck.py, run with Debian's python3)
-missing=()
-for p in unifdef git python3-ply python3-git; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >&2
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-fi
-
-"$REPO/harness/prepare-tree.sh" > /dev/null
+prepare_tree_with unifdef git python3-ply python3-git
 
 S=$CACHE/series
 OUT=$CACHE/patches
