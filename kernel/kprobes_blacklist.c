@@ -380,16 +380,62 @@ static const char * const kprobe_blacklist_callees[] = {
 #endif
 };
 
+/**
+ * struct kprobe_named_scan - the state of a scan for functions by name
+ * @names: the names
+ * @nr: how many
+ * @err: -ENOMEM once an entry could not be added
+ */
+struct kprobe_named_scan {
+	const char * const *names;
+	unsigned int nr;
+	int err;
+};
+
+static int kprobe_blacklist_named(void *data, const char *name,
+				  struct module *mod, unsigned long addr)
+{
+	struct kprobe_named_scan *scan = data;
+	unsigned int i;
+
+	if (mod || !core_kernel_text(addr))
+		return 0;
+	for (i = 0; i < scan->nr; i++) {
+		if (strcmp(name, scan->names[i]))
+			continue;
+		if (kprobe_blacklist_add_symbol(addr) == -ENOMEM)
+			scan->err = -ENOMEM;
+		break;
+	}
+	return 0;
+}
+
+/**
+ * kprobe_blacklist_add_functions() - blacklist every function of a name
+ * @names: names of functions of the kernel (not of modules)
+ * @nr: how many
+ *
+ * Every function with one of these names is blacklisted, not only the
+ * first the symbol table finds: a static inline function the compiler
+ * did not inline has a local copy in each object file that calls it, all
+ * with the same name.  For arch_populate_kprobe_blacklist().
+ *
+ * Context: boot, process context.
+ * Return: 0 or -ENOMEM.
+ */
+int kprobe_blacklist_add_functions(const char * const *names, unsigned int nr)
+{
+	struct kprobe_named_scan scan = { .names = names, .nr = nr };
+
+	kallsyms_on_each_symbol(kprobe_blacklist_named, &scan);
+	return scan.err;
+}
+
 static void kprobe_blacklist_add_callees(void)
 {
-	unsigned long addr;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(kprobe_blacklist_callees); i++) {
-		addr = kallsyms_lookup_name(kprobe_blacklist_callees[i]);
-		if (addr)
-			kprobe_blacklist_add_symbol(addr);
-	}
+	if (kprobe_blacklist_add_functions(kprobe_blacklist_callees,
+					   ARRAY_SIZE(kprobe_blacklist_callees)))
+		pr_warn("out of memory for blacklist entries\n");
 }
 
 /**

@@ -525,6 +525,74 @@ static void kpt_register_refused_symbol(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist(kallsyms_lookup_name(*sym)));
 }
 
+/*
+ * Functions refused under every name they have: static inline helpers the
+ * compiler did not inline have one local copy per object file that calls
+ * them.  Each copy must be refused, not only the first the symbol table
+ * finds (kprobe_blacklist_add_functions()).
+ */
+static const char * const kpt_refused_copies[] = {
+#ifdef CONFIG_ARM64
+	"arch_irqs_disabled_flags",
+#endif
+	"rcu_is_watching",
+};
+
+KUNIT_ARRAY_PARAM(kpt_refused_copy, kpt_refused_copies, kpt_refused_desc);
+
+/**
+ * struct kpt_copies - what kpt_check_copy() found
+ * @name: the name looked for
+ * @found: functions of that name in the kernel's text
+ * @probed: of these, how many took a kprobe
+ * @addrs: the first few of these, for the report
+ */
+struct kpt_copies {
+	const char *name;
+	int found;
+	int probed;
+	unsigned long addrs[4];
+};
+
+static int kpt_check_copy(void *data, const char *name, struct module *mod,
+			  unsigned long addr)
+{
+	struct kpt_copies *c = data;
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+	};
+
+	if (mod || !core_kernel_text(addr) || strcmp(name, c->name))
+		return 0;
+	c->found++;
+	kp.addr = (kprobe_opcode_t *)addr;
+	if (register_kprobe(&kp) == 0) {
+		unregister_kprobe(&kp);
+		if (c->probed < ARRAY_SIZE(c->addrs))
+			c->addrs[c->probed] = addr;
+		c->probed++;
+	}
+	return 0;
+}
+
+static void kpt_register_refused_copies(struct kunit *test)
+{
+	struct kpt_copies c = { .name = *(const char * const *)test->param_value };
+	int i;
+
+	/* The symbol walk is not exported to modules */
+	if (!IS_BUILTIN(CONFIG_KPROBES_SANITY_TEST))
+		kunit_skip(test, "needs the test built in");
+	kallsyms_on_each_symbol(kpt_check_copy, &c);
+	if (!c.found)
+		kunit_skip(test, "no function %s in this kernel", c.name);
+	for (i = 0; i < min_t(int, c.probed, ARRAY_SIZE(c.addrs)); i++)
+		kunit_info(test, "%s at %pS took a kprobe\n", c.name,
+			   (void *)c.addrs[i]);
+	KUNIT_EXPECT_EQ_MSG(test, c.probed, 0, "%d of %d copies of %s probeable",
+			    c.probed, c.found, c.name);
+}
+
 static int kpt_data_word = 42;
 
 static void kpt_register_non_text(struct kunit *test)
@@ -2743,6 +2811,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_unregister_unregistered),
 	KUNIT_CASE(kpt_only_disabled_flag_taken),
 	KUNIT_CASE_PARAM(kpt_register_refused_symbol, kpt_refused_gen_params),
+	KUNIT_CASE_PARAM(kpt_register_refused_copies, kpt_refused_copy_gen_params),
 	KUNIT_CASE(kpt_register_non_text),
 	KUNIT_CASE(kpt_register_jump_label_site),
 	KUNIT_CASE(kpt_jump_label_index),

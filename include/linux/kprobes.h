@@ -510,6 +510,7 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 bool arch_kprobe_text_reserved(kprobe_opcode_t *addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
+int kprobe_blacklist_add_functions(const char * const *names, unsigned int nr);
 bool kprobe_jump_label_reserved(unsigned long start, unsigned long end);
 unsigned long kprobe_cold_part(unsigned long func);
 

@@ -255,6 +255,26 @@ int arch_populate_kprobe_blacklist(void)
 		 */
 		"_cpu_resume",
 	};
+	/*
+	 * Out-of-line copies of the accessors of asm/irqflags.h.  They are
+	 * static inline functions around one inline asm, which GCC's
+	 * inliner counts by the lines of its ALTERNATIVE() and so
+	 * sometimes calls instead, through a local copy in the object file
+	 * (eight of arch_irqs_disabled_flags, thirteen of
+	 * arch_local_irq_save in a defconfig-like build).  They stand for
+	 * an instruction of their caller, not for a function: most are
+	 * refused by the decoder anyway (an MRS or MSR of DAIF), and
+	 * arch_irqs_disabled_flags, whose first instruction is a MOV, is
+	 * called by __might_resched() for every might_sleep() and
+	 * might_fault() in preemptible context; a probe on the copy in
+	 * kernel/sched/core.c hung the kernel as soon as it was armed.
+	 */
+	static const char * const inlines[] = {
+		"arch_local_save_flags", "arch_irqs_disabled_flags",
+		"arch_irqs_disabled", "arch_local_irq_save",
+		"arch_local_irq_restore", "arch_local_irq_enable",
+		"arch_local_irq_disable",
+	};
 	unsigned long addr, size, offset;
 	int i, ret = 0;
 
@@ -266,6 +286,8 @@ int arch_populate_kprobe_blacklist(void)
 		if (addr && kallsyms_lookup_size_offset(addr, &size, &offset))
 			ret = kprobe_add_area_blacklist(addr, addr + size);
 	}
+	if (!ret)
+		ret = kprobe_blacklist_add_functions(inlines, ARRAY_SIZE(inlines));
 	return ret;
 }
 
