@@ -28,7 +28,7 @@ SYM_CODE_START(kretprobe_trampoline)
 	/* 1. */
 	sub	sp, sp, #PT_REGS_SIZE
 	stp	x0, x1, [sp, #S_X0]
-	kprobe_save_x2_x27
+	kprobe_x2_x27 stp
 	stp	x28, x29, [sp, #S_X28]
 	str	x30, [sp, #S_LR]
 	add	x0, sp, #PT_REGS_SIZE
@@ -52,7 +52,7 @@ SYM_CODE_START(kretprobe_trampoline)
 	ldr	x0, [sp, #S_PSTATE]
 	msr	nzcv, x0
 	ldp	x0, x1, [sp, #S_X0]
-	kprobe_restore_x2_x27
+	kprobe_x2_x27 ldp
 	ldp	x28, x29, [sp, #S_X28]
 	add	sp, sp, #PT_REGS_SIZE
 	ret

@@ -42,7 +42,7 @@
 
 SYM_CODE_START(kprobe_opt_entry)
 	/* 1. x0, x1, x29 and x30 are saved; x30 points into the detour. */
-	kprobe_save_x2_x27
+	kprobe_x2_x27 stp
 	str	x28, [sp, #S_X28]
 	sub	x2, x30, #ARM64_DETOUR_RET
 	ldp	x0, x1, [x2, #ARM64_DETOUR_POINT]	/* the point, its address */
@@ -68,7 +68,7 @@ SYM_CODE_START(kprobe_opt_entry)
 	ldr	x0, [sp, #S_PSTATE]
 	msr	nzcv, x0
 	ldp	x0, x1, [sp, #S_X0]
-	kprobe_restore_x2_x27
+	kprobe_x2_x27 ldp
 	ldp	x28, x29, [sp, #S_X28]
 	ret
 
@@ -78,7 +78,7 @@ SYM_CODE_START(kprobe_opt_entry)
 	ldp	x0, x1, [sp, #S_PC]
 	msr	elr_el1, x0
 	msr	spsr_el1, x1
-	kprobe_restore_x2_x27
+	kprobe_x2_x27 ldp
 	ldp	x28, x29, [sp, #S_X28]
 	ldr	x30, [sp, #S_LR]
 	ldr	x1, [sp, #S_SP]
