@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -37,6 +38,8 @@
 #include <linux/completion.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #ifdef CONFIG_X86
 #include <asm/asm.h>
 #include <linux/cpufeature.h>
@@ -2511,11 +2514,13 @@ static void kpt_kretprobe_nested_stack_trace(struct kunit *test)
 /* Calls that sleep inside the probed function */
 
 static DECLARE_COMPLETION(kpt_rp_release);
+static DECLARE_WAIT_QUEUE_HEAD(kpt_rp_entered);
 static atomic_t kpt_rp_sleepers;
 
 static noinline __noipa int kpt_rp_sleeper(int a)
 {
 	atomic_inc(&kpt_rp_sleepers);
+	wake_up(&kpt_rp_entered);
 	wait_for_completion(&kpt_rp_release);
 	return a + 7;
 }
@@ -2527,26 +2532,47 @@ static int kpt_rp_sleeper_thread(void *arg)
 	return 0;
 }
 
-/* Start @n threads in kpt_rp_sleeper(); true once all are inside. */
-static bool kpt_rp_start_sleepers(struct task_struct **tasks, int n)
+/*
+ * Wait until the growth that @pool's last take asked for has run: the
+ * irq_work queued from the hit, then the work item it queued.
+ */
+static void kpt_rp_pool_settle(struct kretprobe_pool *pool)
 {
-	unsigned long deadline = jiffies + 10 * HZ;
+	irq_work_sync(&pool->grow_irq_work);
+	flush_work(&pool->grow_work);
+}
+
+/*
+ * Start @n threads in kpt_rp_sleeper(), probed by @rp, one at a time: each
+ * is inside, and the pool growth its call asked for has run, before the
+ * next starts.  So a call finds no free instance only when the pool cannot
+ * grow, whatever the scheduling.  Return: how many threads are inside.
+ */
+static int kpt_rp_start_sleepers(struct kretprobe *rp,
+				 struct task_struct **tasks, int n)
+{
+	unsigned long deadline = jiffies + 20 * HZ;
+	struct task_struct *task;
 	int i;
 
 	reinit_completion(&kpt_rp_release);
 	atomic_set(&kpt_rp_sleepers, 0);
 	for (i = 0; i < n; i++) {
-		tasks[i] = kthread_run(kpt_rp_sleeper_thread, (void *)(long)i,
-				       "kpt_rp_sleeper/%d", i);
-		if (IS_ERR(tasks[i]))
-			return false;
-		get_task_struct(tasks[i]);
+		task = kthread_run(kpt_rp_sleeper_thread, (void *)(long)i,
+				   "kpt_rp_sleeper/%d", i);
+		if (IS_ERR(task))
+			break;
+		tasks[i] = get_task_struct(task);
+		if (!wait_event_timeout(kpt_rp_entered,
+					atomic_read(&kpt_rp_sleepers) > i,
+					max_t(long, deadline - jiffies, 1)))
+			return i + 1;
+		kpt_rp_pool_settle(rp->pool);
 	}
-	while (atomic_read(&kpt_rp_sleepers) < n && time_before(jiffies, deadline))
-		schedule_timeout_uninterruptible(1);
-	return atomic_read(&kpt_rp_sleepers) == n;
+	return i;
 }
 
+/* Release and reap the @n threads kpt_rp_start_sleepers() started. */
 static void kpt_rp_stop_sleepers(struct task_struct **tasks, int n)
 {
 	int i;
@@ -2562,16 +2588,16 @@ static void kpt_kretprobe_maxactive_exhausted(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
 	struct task_struct *tasks[5];
-	bool started;
+	int started;
 
 	rp.maxactive = 2;
 	rp.maxactive_limit = -1;	/* never grows */
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	started = kpt_rp_start_sleepers(tasks, ARRAY_SIZE(tasks));
+	started = kpt_rp_start_sleepers(&rp, tasks, ARRAY_SIZE(tasks));
 	/* Two calls hold the two instances; three more find none. */
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
-	kpt_rp_stop_sleepers(tasks, ARRAY_SIZE(tasks));
-	KUNIT_ASSERT_TRUE(test, started);
+	kpt_rp_stop_sleepers(tasks, started);
+	KUNIT_ASSERT_EQ(test, started, ARRAY_SIZE(tasks));
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
 	/* Back in the pool: two more calls are tracked. */
 	complete_all(&kpt_rp_release);
@@ -2593,14 +2619,14 @@ static void kpt_kretprobe_pool_grows(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
 	struct task_struct **tasks;
-	bool started;
+	int started;
 
 	tasks = kunit_kcalloc(test, KPT_RP_MANY, sizeof(*tasks), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tasks);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	started = kpt_rp_start_sleepers(tasks, KPT_RP_MANY);
-	kpt_rp_stop_sleepers(tasks, KPT_RP_MANY);
-	KUNIT_ASSERT_TRUE(test, started);
+	started = kpt_rp_start_sleepers(&rp, tasks, KPT_RP_MANY);
+	kpt_rp_stop_sleepers(tasks, started);
+	KUNIT_ASSERT_EQ(test, started, KPT_RP_MANY);
 	unregister_kretprobe(&rp);
 	kunit_info(test, "%d calls from %d tasks, pool of %d at first\n",
 		   atomic_read(&kpt_rp.returns), KPT_RP_MANY, rp.maxactive);
@@ -2613,14 +2639,14 @@ static void kpt_kretprobe_unregister_while_active(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
 	struct task_struct *tasks[3];
-	bool started;
+	int started;
 
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
-	started = kpt_rp_start_sleepers(tasks, ARRAY_SIZE(tasks));
+	started = kpt_rp_start_sleepers(&rp, tasks, ARRAY_SIZE(tasks));
 	unregister_kretprobe(&rp);
 	/* The calls still return, to the right place, with no handler run. */
-	kpt_rp_stop_sleepers(tasks, ARRAY_SIZE(tasks));
-	KUNIT_ASSERT_TRUE(test, started);
+	kpt_rp_stop_sleepers(tasks, started);
+	KUNIT_ASSERT_EQ(test, started, ARRAY_SIZE(tasks));
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.entries), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
