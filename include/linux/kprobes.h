@@ -383,6 +383,28 @@ static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
 	return p->pre_handler(p, regs);
 }
 
+/*
+ * Run the pre_handlers of @kpp: its solo kprobe (&kprobe_point.solo, one
+ * kprobe that needs no post_handler) without walking the list, or
+ * __kprobe_run_pre_handlers() for the others.  current_kprobe is set
+ * before anything that can be probed runs, so a hit in there only counts
+ * a miss; it is left on the kprobe that redirected, else on the solo
+ * kprobe or &kprobe_busy: the caller sets what it needs next.  Returns as
+ * __kprobe_run_pre_handlers() does.
+ */
+static nokprobe_inline int kprobe_dispatch_pre_handlers(struct kprobe_point *kpp,
+							struct pt_regs *regs)
+{
+	/* Pairs with the release in kprobe_point_update_solo_locked(). */
+	struct kprobe *p = READ_ONCE(kpp->solo);
+
+	if (unlikely(!p))
+		return __kprobe_run_pre_handlers(kpp, regs);
+	if (unlikely(kprobe_run_solo(p, regs)))
+		return KPROBE_PRE_REDIRECTED;
+	return 0;
+}
+
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers of a point's kprobes
  * @kpp: the point that was hit
@@ -390,11 +412,8 @@ static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
  * @need_post: set to whether an enabled kprobe of @kpp has a post_handler,
  *	so the replay must end with a trap (when no handler redirected)
  *
- * The fast path serves a point with one kprobe that needs no post_handler
- * (&kprobe_point.solo) without walking its list; __kprobe_run_pre_handlers()
- * serves the others.  Either way current_kprobe is set before anything
- * that can be probed runs, so a hit in there only counts a miss, and is
- * left on &kprobe_busy unless a handler redirected.
+ * See kprobe_dispatch_pre_handlers(); current_kprobe is left on
+ * &kprobe_busy unless a handler redirected.
  *
  * Context: hit path, preemption disabled.
  * Return: true if a pre_handler changed the instruction pointer and asked
@@ -404,17 +423,10 @@ static nokprobe_inline bool kprobe_run_pre_handlers(struct kprobe_point *kpp,
 						    struct pt_regs *regs,
 						    bool *need_post)
 {
-	/* Pairs with the release in kprobe_point_update_solo_locked(). */
-	struct kprobe *p = READ_ONCE(kpp->solo);
-	int ret;
+	int ret = kprobe_dispatch_pre_handlers(kpp, regs);
 
-	if (unlikely(!p)) {
-		ret = __kprobe_run_pre_handlers(kpp, regs);
-		*need_post = ret == KPROBE_PRE_NEED_POST;
-		return ret == KPROBE_PRE_REDIRECTED;
-	}
-	*need_post = false;
-	if (kprobe_run_solo(p, regs))
+	*need_post = ret == KPROBE_PRE_NEED_POST;
+	if (ret == KPROBE_PRE_REDIRECTED)
 		return true;
 	__this_cpu_write(current_kprobe, &kprobe_busy);
 	return false;
@@ -529,25 +541,16 @@ bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
 static nokprobe_inline bool __kprobe_opt_hit(struct kprobe_point *kpp,
 					     struct pt_regs *regs)
 {
-	/* Pairs with the release in kprobe_point_update_solo_locked(). */
-	struct kprobe *p = READ_ONCE(kpp->solo);
+	bool redirected;
 
 	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
 	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
 	__this_cpu_write(kprobe_ctlblk.point, NULL);
 	/* No post_handler here: the point would not be optimized. */
-	if (likely(p)) {
-		if (unlikely(kprobe_run_solo(p, regs)))
-			goto redirected;
-	} else if (__kprobe_run_pre_handlers(kpp, regs) ==
-		   KPROBE_PRE_REDIRECTED) {
-		goto redirected;
-	}
+	redirected = kprobe_dispatch_pre_handlers(kpp, regs) ==
+		     KPROBE_PRE_REDIRECTED;
 	reset_current_kprobe();
-	return false;
-redirected:
-	reset_current_kprobe();
-	return true;
+	return redirected;
 }
 
 /**
