@@ -1976,6 +1976,45 @@ static int kpt_smp_worker(void *unused)
 	return 0;
 }
 
+/*
+ * Run @fn in a kthread on every online CPU.  Return: the threads, indexed
+ * by CPU (NULL where none started), for kpt_stop_per_cpu(); NULL if there
+ * was no memory for the array.
+ */
+static struct task_struct **kpt_start_per_cpu(struct kunit *test,
+					      int (*fn)(void *),
+					      const char *namefmt)
+{
+	struct task_struct **tasks;
+	int cpu;
+
+	tasks = kunit_kcalloc(test, nr_cpu_ids, sizeof(*tasks), GFP_KERNEL);
+	if (!tasks)
+		return NULL;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		tasks[cpu] = kthread_create_on_cpu(fn, NULL, cpu, namefmt);
+		if (IS_ERR(tasks[cpu]))
+			tasks[cpu] = NULL;
+		else
+			wake_up_process(tasks[cpu]);
+	}
+	cpus_read_unlock();
+	return tasks;
+}
+
+/* Set @stop, which the threads poll, and reap them. */
+static void kpt_stop_per_cpu(struct task_struct **tasks, atomic_t *stop)
+{
+	int cpu;
+
+	atomic_set(stop, 1);
+	for_each_possible_cpu(cpu) {
+		if (tasks[cpu])
+			kthread_stop(tasks[cpu]);
+	}
+}
+
 /* Let the workers make a few calls in the current phase, or time out. */
 static void kpt_smp_wait_calls(atomic_t *calls, unsigned long deadline)
 {
@@ -1987,26 +2026,18 @@ static void kpt_smp_wait_calls(atomic_t *calls, unsigned long deadline)
 
 static void kpt_smp_register_unregister_race(struct kunit *test)
 {
-	struct task_struct *workers[NR_CPUS] = {};
+	struct task_struct **workers;
 	struct kprobe kp = {
 		.addr = (kprobe_opcode_t *)kpt_target_smp,
 		.pre_handler = kpt_pre_smp,
 	};
 	unsigned long deadline;
-	int cpu, rounds = 0;
+	int rounds = 0;
 
 	memset(&kpt_smp, 0, sizeof(kpt_smp));
 	atomic_set(&kpt_smp.phase, KPT_UNARMED);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		workers[cpu] = kthread_create_on_cpu(kpt_smp_worker, NULL, cpu,
-						     "kpt_smp/%u");
-		if (!IS_ERR(workers[cpu]))
-			wake_up_process(workers[cpu]);
-		else
-			workers[cpu] = NULL;
-	}
-	cpus_read_unlock();
+	workers = kpt_start_per_cpu(test, kpt_smp_worker, "kpt_smp/%u");
+	KUNIT_ASSERT_NOT_NULL(test, workers);
 
 	deadline = jiffies + 5 * HZ;
 	while (time_before(jiffies, deadline) && rounds < 40) {
@@ -2021,11 +2052,7 @@ static void kpt_smp_register_unregister_race(struct kunit *test)
 		kpt_smp_wait_calls(&kpt_smp.calls_unarmed, deadline);
 		rounds++;
 	}
-	atomic_set(&kpt_smp.stop, 1);
-	for_each_possible_cpu(cpu) {
-		if (workers[cpu])
-			kthread_stop(workers[cpu]);
-	}
+	kpt_stop_per_cpu(workers, &kpt_smp.stop);
 
 	KUNIT_EXPECT_GE(test, rounds, 10);
 	kunit_info(test, "%d rounds, %d calls armed, %d calls unarmed\n", rounds,
@@ -2717,30 +2744,20 @@ static int kpt_rp_smp_worker(void *unused)
 static void kpt_kretprobe_all_cpus(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
-	struct task_struct *workers[NR_CPUS] = {};
 	unsigned long deadline = jiffies + HZ;
-	int cpu;
+	struct task_struct **workers;
+	int ret;
 
-	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	atomic_set(&kpt_rp_smp_stop, 0);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		workers[cpu] = kthread_create_on_cpu(kpt_rp_smp_worker, NULL, cpu,
-						     "kpt_rp_smp/%u");
-		if (IS_ERR(workers[cpu]))
-			workers[cpu] = NULL;
-		else
-			wake_up_process(workers[cpu]);
-	}
-	cpus_read_unlock();
-	while (time_before(jiffies, deadline) &&
+	workers = kpt_start_per_cpu(test, kpt_rp_smp_worker, "kpt_rp_smp/%u");
+	KUNIT_ASSERT_NOT_NULL(test, workers);
+	/* Calls are tracked from here: entries and returns count from 0. */
+	ret = register_kretprobe(&rp);
+	while (!ret && time_before(jiffies, deadline) &&
 	       atomic_read(&kpt_rp.returns) < 20000)
 		schedule_timeout_uninterruptible(1);
-	atomic_set(&kpt_rp_smp_stop, 1);
-	for_each_possible_cpu(cpu) {
-		if (workers[cpu])
-			kthread_stop(workers[cpu]);
-	}
+	kpt_stop_per_cpu(workers, &kpt_rp_smp_stop);
+	KUNIT_ASSERT_EQ(test, ret, 0);
 	unregister_kretprobe(&rp);
 	kunit_info(test, "%d calls tracked, %d missed\n",
 		   atomic_read(&kpt_rp.returns), rp.nmissed);
@@ -2759,34 +2776,25 @@ static void kpt_kretprobe_all_cpus(struct kunit *test)
 static void kpt_kretprobe_unregister_races_returns(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
-	struct task_struct *workers[NR_CPUS] = {};
 	unsigned long deadline = jiffies + 2 * HZ;
-	int cpu, rounds = 0;
+	struct task_struct **workers;
+	int rounds = 0, ret = 0;
 
 	atomic_set(&kpt_rp_smp_stop, 0);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		workers[cpu] = kthread_create_on_cpu(kpt_rp_smp_worker, NULL, cpu,
-						     "kpt_rp_race/%u");
-		if (IS_ERR(workers[cpu]))
-			workers[cpu] = NULL;
-		else
-			wake_up_process(workers[cpu]);
-	}
-	cpus_read_unlock();
+	workers = kpt_start_per_cpu(test, kpt_rp_smp_worker, "kpt_rp_race/%u");
+	KUNIT_ASSERT_NOT_NULL(test, workers);
 	while (time_before(jiffies, deadline) && rounds < 200) {
 		rp.maxactive = 1 + rounds % 4;
-		KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+		ret = register_kretprobe(&rp);
+		if (ret)
+			break;
 		cond_resched();
 		unregister_kretprobe(&rp);
 		KUNIT_EXPECT_NULL(test, rp.pool);
 		rounds++;
 	}
-	atomic_set(&kpt_rp_smp_stop, 1);
-	for_each_possible_cpu(cpu) {
-		if (workers[cpu])
-			kthread_stop(workers[cpu]);
-	}
+	kpt_stop_per_cpu(workers, &kpt_rp_smp_stop);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	kunit_info(test, "%d rounds, %d returns seen\n", rounds,
 		   atomic_read(&kpt_rp.returns));
 	KUNIT_EXPECT_GT(test, rounds, 0);

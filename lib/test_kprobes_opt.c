@@ -1245,10 +1245,15 @@ static int kpo_caller(void *unused)
 	return 0;
 }
 
-static void kpo_start_callers(struct task_struct **workers)
+/* Return: the threads, indexed by CPU, or NULL if there was no memory */
+static struct task_struct **kpo_start_callers(struct kunit *test)
 {
+	struct task_struct **workers;
 	int cpu;
 
+	workers = kunit_kcalloc(test, nr_cpu_ids, sizeof(*workers), GFP_KERNEL);
+	if (!workers)
+		return NULL;
 	atomic_set(&kpo_stop, 0);
 	atomic_long_set(&kpo_calls, 0);
 	atomic_set(&kpo_bad, 0);
@@ -1262,6 +1267,7 @@ static void kpo_start_callers(struct task_struct **workers)
 			wake_up_process(workers[cpu]);
 	}
 	cpus_read_unlock();
+	return workers;
 }
 
 static void kpo_stop_callers(struct task_struct **workers)
@@ -1281,20 +1287,25 @@ static void kpo_stop_callers(struct task_struct **workers)
  */
 static void kpo_stress(struct kunit *test)
 {
-	struct task_struct *workers[NR_CPUS] = {};
 	struct kprobe counter = KPO_KPROBE(kpo_target);
 	struct kprobe toggler = KPO_KPROBE(kpo_target);
 	unsigned long deadline = jiffies + 3 * HZ;
+	struct task_struct **workers;
 	long calls_before, calls_after;
-	int rounds = 0, hits;
+	int rounds = 0, hits, ret;
+	bool toggler_registered;
 
 	toggler.pre_handler = NULL;
 	toggler.post_handler = kpo_post;
 	toggler.flags = KPROBE_FLAG_DISABLED;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&toggler), 0);
-	kpo_start_callers(workers);
-	while (time_before(jiffies, deadline) && rounds < 40) {
-		KUNIT_ASSERT_EQ(test, register_kprobe(&counter), 0);
+	workers = kpo_start_callers(test);
+	KUNIT_ASSERT_NOT_NULL(test, workers);
+	ret = register_kprobe(&toggler);
+	toggler_registered = !ret;
+	while (!ret && time_before(jiffies, deadline) && rounds < 40) {
+		ret = register_kprobe(&counter);
+		if (ret)
+			break;
 		calls_before = atomic_long_read(&kpo_calls);
 		atomic_set(&kpo.hits, 0);
 		/* Optimized, then not (post_handler), then again */
@@ -1325,7 +1336,9 @@ static void kpo_stress(struct kunit *test)
 		rounds++;
 	}
 	kpo_stop_callers(workers);
-	unregister_kprobe(&toggler);
+	if (toggler_registered)
+		unregister_kprobe(&toggler);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 	kunit_info(test, "%d rounds, %ld calls\n", rounds,
 		   atomic_long_read(&kpo_calls));
 	KUNIT_EXPECT_GT(test, rounds, 0);
