@@ -105,6 +105,20 @@ esac
 DEFAULT_CMDLINE="kprobe_event=p:kpt/xbc,_xbc_exit"
 
 say "booting $ARCH in QEMU with $SMP vCPUs (log: $log)"
+# A kernel that panicked is done even when it cannot reset the machine (a
+# CPU that does not stop holds the reboot up): end QEMU 10 s after the
+# panic instead of at $QEMU_TIMEOUT.
+rm -f "$log"
+(
+	while sleep 5; do
+		if grep -q 'Kernel panic - not syncing' "$log" 2> /dev/null; then
+			sleep 10
+			pkill -f -- "^qemu-system-[a-z0-9_]+ .*-serial file:$log " || true
+			break
+		fi
+	done
+) > /dev/null 2>&1 &
+watcher=$!
 set +e
 # shellcheck disable=SC2086 # QEMU_EXTRA is a list of options
 with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" ${QEMU_EXTRA:-} \
@@ -113,6 +127,7 @@ with_cpu timeout --foreground "$QEMU_TIMEOUT" "${qemu[@]}" -smp "$SMP" ${QEMU_EX
 	-append "console=$console panic=-1 oops=panic loglevel=7 ${KERNEL_CMDLINE-$DEFAULT_CMDLINE} ${KERNEL_CMDLINE_EXTRA:-}" \
 	< /dev/null > /dev/null 2>&1
 rc=$?
+kill "$watcher" 2> /dev/null
 set -e
 [ "$rc" = 124 ] && { echo "QEMU timed out after $QEMU_TIMEOUT s" >> "$log"; die "QEMU timed out"; }
 exit 0
