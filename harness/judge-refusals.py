@@ -19,7 +19,14 @@ harness/guest/every_function.c.  A refusal has a good reason when:
            with objdump;
   EILSEQ   objdump cannot decode the bytes either (not code);
   EINVAL   for a kretprobe, also a function of arch_kretprobe_blacklist
-           (read from the backend's kretprobe.c).
+           (read from the backend's kretprobe.c);
+  EINVAL   on a kernel with dynamic ftrace, also a function without an
+           ftrace call site (a notrace function, by mcount_loc and the
+           symbol's extent, up to the next symbol as kallsyms has it):
+           kprobe_events
+           refuses those itself (trace_kprobe.c, within_notrace_func(),
+           unless CONFIG_KPROBE_EVENTS_ON_NOTRACE), before kprobes sees
+           them.
 
 Anything else is an unexplained refusal.  Prints the statistics and every
 unexplained refusal, then "N explained, N unexplained"; exits non-zero if
@@ -67,6 +74,7 @@ class Vmlinux:
                                        shoff + i * shentsize)
                     for i in range(shnum)]
         self.syms = {}
+        starts = set()
         for sh in sections:
             if sh[1] != 2:                      # SHT_SYMTAB
                 continue
@@ -76,6 +84,16 @@ class Vmlinux:
                     '<IBBHQQ', self.data, off)
                 end = self.data.index(b'\0', strtab + st_name)
                 self.syms[self.data[strtab + st_name:end].decode()] = st_value
+                starts.add(st_value)
+        self.starts = sorted(starts)
+
+    def extent_of(self, addr):
+        """[start, end) of the symbol at ADDR as kallsyms sizes it: up to
+        the next symbol."""
+        i = bisect.bisect_right(self.starts, addr)
+        if i == 0 or i == len(self.starts):
+            return None
+        return self.starts[i - 1], self.starts[i]
 
     def read(self, vaddr, size):
         """SIZE bytes at VADDR, or None outside the file's segments."""
@@ -117,6 +135,22 @@ def reserved_text(elf):
                     'ftrace call site'))
     out.sort()
     return out
+
+
+def ftrace_sites(elf):
+    """Sorted addresses of the ftrace call sites (empty without ftrace)."""
+    base, tab = elf.table('__start_mcount_loc', '__stop_mcount_loc')
+    return sorted(struct.unpack_from('<Q', tab, off)[0]
+                  for off in range(0, len(tab) - 7, 8))
+
+
+def notrace(addr):
+    """Is ADDR in a function without an ftrace call site, on an ftrace kernel?"""
+    func = ELF.extent_of(addr) if FTRACE_SITES else None
+    if not func:
+        return False
+    i = bisect.bisect_left(FTRACE_SITES, func[0])
+    return i == len(FTRACE_SITES) or FTRACE_SITES[i] >= func[1]
 
 
 def reserved_why(ranges, addr):
@@ -194,6 +228,8 @@ def reason(mode, err, addr, sym, insns):
         if (ARM64_REFUSED.match(text) or ARM64_MRS_DAIF.match(text) or
                 ARM64_FP_LITERAL.match(text)):
             return 'refused instruction: %s' % text
+    if notrace(addr):
+        return 'notrace function: kprobe_events refuses it'
     return None
 
 
@@ -206,7 +242,9 @@ with open(log, errors='replace') as f:
             refusals.append((m.group(1), m.group(2), int(m.group(3), 16),
                              m.group(4)))
 
-RESERVED = reserved_text(Vmlinux(vmlinux))
+ELF = Vmlinux(vmlinux)
+RESERVED = reserved_text(ELF)
+FTRACE_SITES = ftrace_sites(ELF)
 dis = disassembly(sorted({a for _, e, a, _ in refusals
                           if e != 'EBUSY' or not reserved_why(RESERVED, a)}))
 stats = collections.Counter()
