@@ -494,6 +494,10 @@ static const char * const kpt_refused_symbols[] = {
 	"kprobe_brk_handler",
 	"do_debug_exception",
 	"el1h_64_sync",
+#ifdef CONFIG_PREEMPTION
+	/* Called by the BRK entry, before the hit is marked */
+	"preempt_schedule_notrace",
+#endif
 #ifdef CONFIG_CPU_PM
 	"_cpu_resume",
 #endif
