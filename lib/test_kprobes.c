@@ -497,6 +497,10 @@ static const char * const kpt_refused_symbols[] = {
 	"kprobe_brk_handler",
 	"do_debug_exception",
 	"el1h_64_sync",
+#ifdef CONFIG_PREEMPTION
+	/* Called by the BRK entry, before the hit is marked */
+	"preempt_schedule_notrace",
+#endif
 #ifdef CONFIG_CPU_PM
 	"_cpu_resume",
 #endif
@@ -513,9 +517,14 @@ KUNIT_ARRAY_PARAM(kpt_refused, kpt_refused_symbols, kpt_refused_desc);
 static void kpt_register_refused_symbol(struct kunit *test)
 {
 	const char * const *sym = test->param_value;
+	/*
+	 * Disabled: a probe that should have been refused is never armed,
+	 * as some of these take the kernel down as soon as they are.
+	 */
 	struct kprobe kp = {
 		.symbol_name = *sym,
 		.pre_handler = kpt_pre_count,
+		.flags = KPROBE_FLAG_DISABLED,
 	};
 	int ret = register_kprobe(&kp);
 
@@ -563,8 +572,10 @@ static int kpt_check_copy(void *data, const char *name, struct module *mod,
 			  unsigned long addr)
 {
 	struct kpt_copies *c = data;
+	/* Never armed, as in kpt_register_refused_symbol() */
 	struct kprobe kp = {
 		.pre_handler = kpt_pre_count,
+		.flags = KPROBE_FLAG_DISABLED,
 	};
 
 	if (mod || !core_kernel_text(addr) || strcmp(name, c->name))

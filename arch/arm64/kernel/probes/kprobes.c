@@ -256,24 +256,37 @@ int arch_populate_kprobe_blacklist(void)
 		"_cpu_resume",
 	};
 	/*
-	 * Out-of-line copies of the accessors of asm/irqflags.h.  They are
-	 * static inline functions around one inline asm, which GCC's
-	 * inliner counts by the lines of its ALTERNATIVE() and so
-	 * sometimes calls instead, through a local copy in the object file
-	 * (eight of arch_irqs_disabled_flags, thirteen of
-	 * arch_local_irq_save in a defconfig-like build).  They stand for
-	 * an instruction of their caller, not for a function: most are
-	 * refused by the decoder anyway (an MRS or MSR of DAIF), and
-	 * arch_irqs_disabled_flags, whose first instruction is a MOV, is
-	 * called by __might_resched() for every might_sleep() and
-	 * might_fault() in preemptible context; a probe on the copy in
-	 * kernel/sched/core.c hung the kernel as soon as it was armed.
+	 * What the debug exception entry may call before kprobes can tell
+	 * a nested hit.  With CONFIG_TRACE_IRQFLAGS, arm64_enter_el1_dbg()
+	 * reads per-CPU variables (lockdep_hardirqs_enabled(),
+	 * trace_hardirqs_off_finish()), which arm64 does between
+	 * preempt_disable_notrace() and preempt_enable_notrace().  When the
+	 * BRK was hit in preemptible code with a reschedule pending, the
+	 * count drops to zero there and preempt_schedule_notrace() runs,
+	 * only to find interrupts masked.  A probe on it, or on the
+	 * irqflags accessors it asks through (below), traps again at the
+	 * same place: the entry recurses, kprobe_brk_handler() is never
+	 * reached, and the stack overflows (without VMAP_STACK, into the
+	 * memory below it).  The detour of an optimized probe reads the
+	 * same variable (kprobe_lockdep_irqs_off()) before its own check.
 	 */
-	static const char * const inlines[] = {
+	static const char * const entry_callees[] = {
+		"preempt_schedule_notrace",
+		/*
+		 * The accessors preemptible() is made of.  They are static
+		 * inline functions around one inline asm, which GCC's
+		 * inliner counts by the lines of its ALTERNATIVE() and so
+		 * sometimes calls instead, through a local copy in each
+		 * object file: kernel/sched/core.c has one of
+		 * arch_local_save_flags (an MRS of DAIF, which the decoder
+		 * refuses anyway) and one of arch_irqs_disabled_flags
+		 * (whose first instruction, a MOV, it takes).  All copies
+		 * of a name are refused, as nothing tells which object
+		 * file one comes from; a copy stands for an instruction of
+		 * its caller, not for a function anyone means to probe.
+		 */
 		"arch_local_save_flags", "arch_irqs_disabled_flags",
-		"arch_irqs_disabled", "arch_local_irq_save",
-		"arch_local_irq_restore", "arch_local_irq_enable",
-		"arch_local_irq_disable",
+		"arch_irqs_disabled",
 	};
 	unsigned long addr, size, offset;
 	int i, ret = 0;
@@ -287,7 +300,8 @@ int arch_populate_kprobe_blacklist(void)
 			ret = kprobe_add_area_blacklist(addr, addr + size);
 	}
 	if (!ret)
-		ret = kprobe_blacklist_add_functions(inlines, ARRAY_SIZE(inlines));
+		ret = kprobe_blacklist_add_functions(entry_callees,
+						     ARRAY_SIZE(entry_callees));
 	return ret;
 }
 
