@@ -2,8 +2,10 @@
 /*
  * The probed targets of kprobes_bench.ko on arm64: identical small functions
  * written in assembly, so that every kernel probes the same instructions.
- * Each is int kpb_targetN(int x) { return x + 1; } with a frame record;
- * the probed first instruction (stp) is stepped out of line.
+ * Each is int kpb_targetN(int x) { return x + 1; } with a frame record.
+ * The probe goes on the entry, where SYM_FUNC_START puts a BTI C (6.1
+ * does so whether or not the kernel uses BTI): the probed instruction is
+ * that hint, not the stp behind it, in every kernel alike.
  *
  * kpb_target_adrN computes the same with an ADR, at kpb_target_adrN_adr
  * (behind the BTI that SYM_FUNC_START puts first), an instruction that
