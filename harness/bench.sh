@@ -15,6 +15,8 @@
 #			registration stops (default 600000)
 #   BENCH_RUNS		boot each kernel this many times (default 1) and
 #			check that every run gives the same table
+#   BENCH_HITS_ONLY=1	measure the hits of single probes only (minutes
+#			instead of an hour: no registration of many)
 . "$(dirname "$0")/lib.sh"
 
 [ -n "$KARCH" ] || die "unknown ARCH=$ARCH"
@@ -98,7 +100,7 @@ boot() {
 	KPROBES_BUILD=$BENCH/$ARCH-$1 SMP=1 QEMU_TIMEOUT=${QEMU_TIMEOUT:-2400} \
 	QEMU_EXTRA=$qemu_extra \
 	GUEST_MODULES="$BENCH/$ARCH-$1/kprobes_bench/kprobes_bench.ko" \
-	KERNEL_CMDLINE_EXTRA="kprobes_bench.each_budget_ms=$budget" \
+	KERNEL_CMDLINE_EXTRA="kprobes_bench.each_budget_ms=$budget${BENCH_HITS_ONLY:+ kpbench.hits_only=$BENCH_HITS_ONLY}" \
 		"$REPO/harness/run-qemu.sh" "$2" \
 		"$REPO/harness/bench/guest-bench.sh" "$3" ||
 		say "$1: QEMU failed; the table shows what it printed"

@@ -36,6 +36,7 @@
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/asm-extable.h>
+#include <asm/cpufeature.h>
 #include <asm/sysreg.h>
 #endif
 
@@ -48,6 +49,7 @@ static struct {
 	unsigned long top;	/* x86: the word at regs.sp then */
 	struct pt_regs post_regs;	/* as the last post_handler saw them */
 	bool preemptible;
+	u64 pstate_after;	/* arm64: kpo_filled_hit()'s fields behind it */
 } kpo;
 
 static int kpo_init(struct kunit *test)
@@ -577,6 +579,53 @@ KPO_ASM(kpo_sled,
 	"	nop\n"
 	"	.endr\n"
 	"	ret\n");
+
+/*
+ * The PSTATE fields that only some CPUs have, which the SPSR of a
+ * breakpoint exception keeps: their names for MRS and MSR (register), and
+ * the encoding of MSR (immediate), which 6.1's sysreg.h lacks for some.
+ * long kpo_pstate_FIELD(long a, long b) sets FIELD, runs an ADR at
+ * KPO_PSTATE_PROBE (an instruction that a detour simulates and leaves
+ * with ERET), returns FIELD as it is behind it, and puts it back as it
+ * was.  Called only where the system has the feature: the MSR and MRS
+ * are UNDEFINED otherwise.
+ */
+#define KPO_SYS_DIT		"s3_3_c4_c2_5"
+#define KPO_SYS_SSBS		"s3_3_c4_c2_6"
+#define KPO_SYS_TCO		"s3_3_c4_c2_7"
+#define KPO_SYSREG_DIT		sys_reg(3, 3, 4, 2, 5)
+#define KPO_SYSREG_SSBS		sys_reg(3, 3, 4, 2, 6)
+#define KPO_SYSREG_TCO		sys_reg(3, 3, 4, 2, 7)
+#define KPO_SET_PSTATE(op1, op2)					\
+	__emit_inst(0xd500401f | pstate_field(op1, op2) | (1 << PSTATE_Imm_shift))
+#define KPO_PSTATE_PROBE	2	/* in instructions */
+
+kpo_asm_fn kpo_pstate_dit;
+KPO_ASM(kpo_pstate_dit,
+	"	mrs x2, " KPO_SYS_DIT "\n"
+	KPO_SET_PSTATE(3, 2)
+	"	adr x1, 1f\n"
+	"	mrs x0, " KPO_SYS_DIT "\n"
+	"	msr " KPO_SYS_DIT ", x2\n"
+	"1:	ret\n");
+
+kpo_asm_fn kpo_pstate_ssbs;
+KPO_ASM(kpo_pstate_ssbs,
+	"	mrs x2, " KPO_SYS_SSBS "\n"
+	KPO_SET_PSTATE(3, 1)
+	"	adr x1, 1f\n"
+	"	mrs x0, " KPO_SYS_SSBS "\n"
+	"	msr " KPO_SYS_SSBS ", x2\n"
+	"1:	ret\n");
+
+kpo_asm_fn kpo_pstate_tco;
+KPO_ASM(kpo_pstate_tco,
+	"	mrs x2, " KPO_SYS_TCO "\n"
+	KPO_SET_PSTATE(3, 4)
+	"	adr x1, 1f\n"
+	"	mrs x0, " KPO_SYS_TCO "\n"
+	"	msr " KPO_SYS_TCO ", x2\n"
+	"1:	ret\n");
 #endif /* CONFIG_ARM64 */
 
 /*
@@ -733,9 +782,92 @@ static void kpo_relocated_region(struct kunit *test)
 #endif /* CONFIG_X86_64 */
 
 #ifdef CONFIG_ARM64
+static bool kpo_has_dit(void)
+{
+	return cpu_have_named_feature(DIT);
+}
+
+static bool kpo_has_ssbs(void)
+{
+	return cpus_have_const_cap(ARM64_SSBS);
+}
+
+static bool kpo_has_tco(void)
+{
+	return system_supports_mte();
+}
+
+/* A PSTATE field that only some CPUs have */
+struct kpo_pstate_field {
+	const char *name;
+	bool (*present)(void);
+	u64 bit;		/* in the SPSR, and as its MRS reads it */
+	kpo_asm_fn *fn;		/* sets it, then runs an ADR */
+};
+
+static const struct kpo_pstate_field kpo_pstate_fields[] = {
+	{ "dit", kpo_has_dit, PSR_DIT_BIT, kpo_pstate_dit },
+	{ "ssbs", kpo_has_ssbs, PSR_SSBS_BIT, kpo_pstate_ssbs },
+	{ "tco", kpo_has_tco, PSR_TCO_BIT, kpo_pstate_tco },
+};
+
+/* Those of kpo_pstate_fields[] the system has */
+static u64 kpo_pstate_present(void)
+{
+	u64 bits = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpo_pstate_fields); i++)
+		if (kpo_pstate_fields[i].present())
+			bits |= kpo_pstate_fields[i].bit;
+	return bits;
+}
+
+/* The fields @bits of PSTATE (of kpo_pstate_present()) */
+static u64 kpo_pstate_read(u64 bits)
+{
+	u64 val = 0;
+
+	if (bits & PSR_DIT_BIT)
+		val |= read_sysreg_s(KPO_SYSREG_DIT) & PSR_DIT_BIT;
+	if (bits & PSR_SSBS_BIT)
+		val |= read_sysreg_s(KPO_SYSREG_SSBS) & PSR_SSBS_BIT;
+	if (bits & PSR_TCO_BIT)
+		val |= read_sysreg_s(KPO_SYSREG_TCO) & PSR_TCO_BIT;
+	return val;
+}
+
+/* Set the fields @bits of PSTATE to those of @val */
+static void kpo_pstate_write(u64 bits, u64 val)
+{
+	if (bits & PSR_DIT_BIT)
+		write_sysreg_s(val & PSR_DIT_BIT, KPO_SYSREG_DIT);
+	if (bits & PSR_SSBS_BIT)
+		write_sysreg_s(val & PSR_SSBS_BIT, KPO_SYSREG_SSBS);
+	if (bits & PSR_TCO_BIT)
+		write_sysreg_s(val & PSR_TCO_BIT, KPO_SYSREG_TCO);
+}
+
+/*
+ * fn() through kpo_call_filled(), with every PSTATE field of
+ * kpo_pstate_fields[] the system has set (the kernel runs with DIT, and
+ * usually SSBS, clear), so that a hit's pstate shows whether they were
+ * saved, and kpo.pstate_after whether they came back.  Preemption is off:
+ * a task switch does not switch these fields.
+ */
 static noinline long kpo_filled_hit(kpo_asm_fn *fn)
 {
-	return kpo_call_filled(0x1234, 0x5678, fn);
+	u64 bits = kpo_pstate_present(), old;
+	long ret;
+
+	preempt_disable();
+	old = kpo_pstate_read(bits);
+	kpo_pstate_write(bits, bits);
+	ret = kpo_call_filled(0x1234, 0x5678, fn);
+	kpo.pstate_after = kpo_pstate_read(bits);
+	kpo_pstate_write(bits, old);
+	preempt_enable();
+	return ret;
 }
 
 /* The registers an optimized hit sees are those of a BRK hit. */
@@ -768,11 +900,18 @@ static void kpo_regs_as_on_breakpoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, detoured.sp, trapped.sp);
 	KUNIT_EXPECT_EQ(test, detoured.pc, trapped.pc);
 	KUNIT_EXPECT_EQ(test, detoured.pc, (unsigned long)kp.addr);
-	/* BTYPE tells how the BRK was reached, not what the code may do */
+	/*
+	 * All of pstate, the fields only some CPUs have included (set by
+	 * kpo_filled_hit()), but BTYPE: it tells how the BRK was reached,
+	 * not what the code may do.
+	 */
 	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
 			trapped.pstate & ~PSR_BTYPE_MASK);
 	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_Z_BIT, (u64)PSR_Z_BIT);
 	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_MODE_MASK, (u64)PSR_MODE_EL1h);
+	KUNIT_EXPECT_EQ(test, detoured.pstate & kpo_pstate_present(),
+			kpo_pstate_present());
+	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
 	/* The frame record an unwinder starts from, as exception entry makes */
 	KUNIT_EXPECT_EQ(test, detoured.stackframe[0], trapped.stackframe[0]);
 	KUNIT_EXPECT_EQ(test, detoured.stackframe[1], trapped.stackframe[1]);
@@ -796,8 +935,9 @@ static void kpo_pre_handler_redirects(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), -5L);
 	KUNIT_EXPECT_EQ(test, kpo_target(6, 0), -6L);
-	/* Every register comes back: the caller's are intact. */
+	/* Every register comes back: the caller's are intact, and pstate. */
 	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_target), -0x1234L);
+	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
@@ -948,8 +1088,10 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, detoured.pc, (unsigned long)kp.addr);
 	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
 			trapped.pstate & ~PSR_BTYPE_MASK);
+	KUNIT_EXPECT_EQ(test, detoured.pstate & kpo_pstate_present(),
+			kpo_pstate_present());
 
-	/* Behind it: where the simulation left the CPU */
+	/* Behind it: where the simulation left the CPU, ERET and all */
 	for (i = 0; i < 31; i++)
 		KUNIT_EXPECT_EQ_MSG(test, detoured_at.regs[i], trapped_at.regs[i],
 				    "x%d", i);
@@ -959,6 +1101,51 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, detoured_at.sp, trapped_at.sp);
 	KUNIT_EXPECT_EQ(test, detoured_at.pstate & ~PSR_BTYPE_MASK,
 			trapped_at.pstate & ~PSR_BTYPE_MASK);
+	KUNIT_EXPECT_EQ(test, detoured_at.pstate & kpo_pstate_present(),
+			kpo_pstate_present());
+	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
+}
+
+static void kpo_pstate_field_desc(const struct kpo_pstate_field *f,
+				  char *desc)
+{
+	strscpy(desc, f->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpo_pstate_field, kpo_pstate_fields, kpo_pstate_field_desc);
+
+/*
+ * A PSTATE field the probed code set is what the pre_handler sees, and
+ * is still set behind a simulated instruction, which a detour leaves
+ * with ERET, as behind a BRK hit.
+ */
+static void kpo_pstate_kept_on_eret(struct kunit *test)
+{
+	const struct kpo_pstate_field *f = test->param_value;
+	struct kprobe kp = {
+		.addr = kpo_at(f->fn, KPO_PSTATE_PROBE * AARCH64_INSN_SIZE),
+		.pre_handler = kpo_pre,
+	};
+	long ret;
+
+	if (!f->present())
+		kunit_skip(test, "the system does not have %s", f->name);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	/* The field is not switched with the task */
+	preempt_disable();
+	ret = f->fn(0, 0);
+	preempt_enable();
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	KUNIT_EXPECT_EQ(test, kpo.regs.pstate & f->bit, f->bit);
+	KUNIT_EXPECT_EQ(test, (u64)ret, f->bit);
+	/* And without the probe */
+	preempt_disable();
+	ret = f->fn(0, 0);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, (u64)ret, f->bit);
 }
 
 /* A probe on the next instruction is outside the region: both jump. */
@@ -1479,6 +1666,7 @@ static struct kunit_case kpo_cases[] = {
 #ifdef CONFIG_ARM64
 	KUNIT_CASE_PARAM(kpo_simulated_insn, kpo_sim_gen_params),
 	KUNIT_CASE(kpo_simulated_as_on_breakpoint),
+	KUNIT_CASE_PARAM(kpo_pstate_kept_on_eret, kpo_pstate_field_gen_params),
 #endif
 	KUNIT_CASE_PARAM(kpo_refused, kpo_refusal_gen_params),
 #ifdef CONFIG_X86_64

@@ -63,6 +63,18 @@ hit hit.ret_noopt ret 0
 hit hit.ret_opt ret 1
 hit hit.both_noopt both 0
 hit hit.both_opt both 1
+# arm64: a probe on an instruction that reads the PC, simulated (in the
+# detour when optimized, which then leaves with ERET)
+if [ "$(uname -m)" = aarch64 ]; then
+	hit hit.adr_noopt adr 0
+	hit hit.adr_opt adr 1
+fi
+# kpbench.hits_only (BENCH_HITS_ONLY=1): the single probes above only
+if grep -q 'kpbench\.hits_only=1' /proc/cmdline; then
+	rmmod kprobes_bench
+	result finished 1
+	exit 0
+fi
 
 # The other probes go on distinct kernel functions: text symbols between
 # _stext and _etext (kallsyms is sorted by address), one name per address,

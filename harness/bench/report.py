@@ -90,6 +90,15 @@ HIT_ROWS = [
     Row('hit: kprobe+kretprobe, optimized', 'hit.both_opt', 'insns', True),
     Row('hit: kprobe pre, opt. off, MANY others', 'hit.pre_many', 'insns'),
 ]
+# arm64: a kprobe on an ADR, which both the BRK path and a detour simulate
+# (an optimized hit then leaves its detour with ERET); not in the goals,
+# which were set on the rows above.
+ADR_ROWS = [
+    Row('hit: kprobe pre on ADR (simulated), opt. off', 'hit.adr_noopt',
+        'insns'),
+    Row('hit: kprobe pre on ADR, optimized (stock: none)', 'hit.adr_opt',
+        'insns', True),
+]
 REG_ROWS = [
     Row('register_kprobes() of 512', 'reg.batch.512', 'ms'),
     Row('unregister_kprobes() of 512', 'unreg.batch.512', 'ms'),
@@ -111,7 +120,7 @@ MEM_ROWS = [
     Row('sizeof(struct kprobe)', 'sizeof.kprobe', 'bytes'),
     Row('sizeof(struct kretprobe)', 'sizeof.kretprobe', 'bytes'),
 ]
-BY_KEY = {row.key: row for row in HIT_ROWS + REG_ROWS + MEM_ROWS}
+BY_KEY = {row.key: row for row in HIT_ROWS + ADR_ROWS + REG_ROWS + MEM_ROWS}
 
 
 def ratio(ours, stock):
@@ -133,15 +142,19 @@ def hit_default(run, row):
     return value
 
 
-def table(runs, many):
+def table(runs, many, arch):
     head = ['metric']
     for _, name in MODELS:
         head += [f'ours {name}', f'stock {name}', 'ratio']
     lines = [head]
-    for section, rows in (('guest instructions per hit', HIT_ROWS),
-                          ('guest time, ms (1 ns = 1 instruction)',
-                           REG_ROWS),
-                          ('memory', MEM_ROWS)):
+    sections = [('guest instructions per hit', HIT_ROWS)]
+    if arch == 'arm64':
+        sections.append(('guest instructions per hit, arm64: a probe on a '
+                         'PC-relative instruction (not in the goals)',
+                         ADR_ROWS))
+    sections += [('guest time, ms (1 ns = 1 instruction)', REG_ROWS),
+                 ('memory', MEM_ROWS)]
+    for section, rows in sections:
         lines.append([f'-- {section}'])
         for row in rows:
             cells = [row.title.replace('MANY', str(many))]
@@ -253,7 +266,7 @@ def compare(path1, path2):
     """Say how far two runs of one kernel are apart: in the table, and in
     the raw numbers behind it."""
     one, two = parse(path1), parse(path2)
-    differ = [row.key for row in HIT_ROWS + REG_ROWS + MEM_ROWS
+    differ = [row.key for row in HIT_ROWS + ADR_ROWS + REG_ROWS + MEM_ROWS
               if row.show(one) != row.show(two)]
     keys = [k for k in one.keys() & two.keys() if max(one[k], two[k])]
     worst = max((abs(one[k] - two[k]) / max(one[k], two[k]) for k in keys),
@@ -290,7 +303,7 @@ def main():
     many = max(run.get('many', 0) for run in runs.values())
     print(f'kprobes benchmark, {args.arch}, QEMU TCG -icount shift=0, '
           '1 vCPU; ratio = ours / stock (lower is better)')
-    print(table(runs, many))
+    print(table(runs, many, args.arch))
     for (tree, model), run in sorted(runs.items()):
         notes = []
         if not run.get('finished'):

@@ -18,7 +18,8 @@
  *				fail (counting them), unregister the rest
  *   setup LABEL KIND		time the unprobed loop on a fresh target, then
  *				probe it; KIND: stepped (pre+post), pre, ret
- *				(kretprobe), both (kprobe and kretprobe)
+ *				(kretprobe), both (kprobe and kretprobe),
+ *				adr (arm64: pre on an ADR, simulated)
  *   measure			time the probed loop, print the cost of a hit
  *   teardown			unregister what setup registered
  *   reg_batch LABEL N		register_kprobes() on the first N addresses
@@ -32,6 +33,7 @@
  * LABEL.done, how many they did (the rest is unregistered untimed).
  */
 #include <linux/debugfs.h>
+#include <linux/err.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
@@ -67,6 +69,17 @@ static const kpb_fn_t kpb_targets[] = {
 	kpb_target12, kpb_target13, kpb_target14, kpb_target15,
 };
 
+#ifdef CONFIG_ARM64
+/* Functions with an ADR, and the ADR, the probed instruction */
+static const struct {
+	kpb_fn_t fn;
+	const u32 *adr;
+} kpb_adr_targets[] = {
+	{ kpb_target_adr0, kpb_target_adr0_adr },
+	{ kpb_target_adr1, kpb_target_adr1_adr },
+};
+#endif
+
 /* Everything below is serialized by kpb_lock (one ctl write at a time). */
 static DEFINE_MUTEX(kpb_lock);
 
@@ -79,7 +92,7 @@ static struct {
 	struct kprobe kp;
 	struct kretprobe rp;
 } kpb_hit;
-static unsigned int kpb_next_target;
+static unsigned int kpb_next_target, kpb_next_adr_target;
 static unsigned long kpb_nr_pre, kpb_nr_post, kpb_nr_ret;
 
 /* The other probes: their addresses and their struct kprobe */
@@ -151,29 +164,57 @@ static void kpb_teardown(void)
 	kpb_hit.fn = NULL;
 }
 
+/*
+ * A fresh target for @kind, or an ERR_PTR(); *@addr is where to probe it:
+ * its entry, or its ADR.
+ */
+static kpb_fn_t kpb_fresh_target(const char *kind, kprobe_opcode_t **addr)
+{
+	kpb_fn_t fn;
+
+	if (!strcmp(kind, "adr")) {
+#ifdef CONFIG_ARM64
+		if (kpb_next_adr_target >= ARRAY_SIZE(kpb_adr_targets))
+			return ERR_PTR(-ENOSPC);
+		fn = kpb_adr_targets[kpb_next_adr_target].fn;
+		*addr = (kprobe_opcode_t *)kpb_adr_targets[kpb_next_adr_target++].adr;
+		return fn;
+#else
+		return ERR_PTR(-EOPNOTSUPP);
+#endif
+	}
+	if (kpb_next_target >= ARRAY_SIZE(kpb_targets))
+		return ERR_PTR(-ENOSPC);
+	fn = kpb_targets[kpb_next_target++];
+	*addr = (kprobe_opcode_t *)fn;
+	return fn;
+}
+
 static int kpb_setup(const char *label, const char *kind)
 {
 	bool want_kp, want_rp, want_post;
+	kprobe_opcode_t *addr;
 	kpb_fn_t fn;
 	int ret;
 
 	want_post = !strcmp(kind, "stepped");
-	want_kp = want_post || !strcmp(kind, "pre") || !strcmp(kind, "both");
+	want_kp = want_post || !strcmp(kind, "pre") || !strcmp(kind, "both") ||
+		  !strcmp(kind, "adr");
 	want_rp = !strcmp(kind, "ret") || !strcmp(kind, "both");
 	if (!want_kp && !want_rp)
 		return -EINVAL;
 	if (kpb_hit.fn)
 		return -EBUSY;
-	if (kpb_next_target >= ARRAY_SIZE(kpb_targets))
-		return -ENOSPC;
-	fn = kpb_targets[kpb_next_target++];
+	fn = kpb_fresh_target(kind, &addr);
+	if (IS_ERR(fn))
+		return PTR_ERR(fn);
 
 	memset(&kpb_hit, 0, sizeof(kpb_hit));
 	strscpy(kpb_hit.label, label, sizeof(kpb_hit.label));
 	kpb_hit.base_ns = kpb_loop(fn);
 
 	if (want_kp) {
-		kpb_hit.kp.addr = (kprobe_opcode_t *)fn;
+		kpb_hit.kp.addr = addr;
 		kpb_hit.kp.pre_handler = kpb_pre;
 		if (want_post)
 			kpb_hit.kp.post_handler = kpb_post;
@@ -183,7 +224,7 @@ static int kpb_setup(const char *label, const char *kind)
 		kpb_hit.has_kp = true;
 	}
 	if (want_rp) {
-		kpb_hit.rp.kp.addr = (kprobe_opcode_t *)fn;
+		kpb_hit.rp.kp.addr = addr;
 		kpb_hit.rp.handler = kpb_ret;
 		ret = register_kretprobe(&kpb_hit.rp);
 		if (ret) {
@@ -193,7 +234,7 @@ static int kpb_setup(const char *label, const char *kind)
 		kpb_hit.has_rp = true;
 	}
 	kpb_hit.fn = fn;
-	pr_info("kpbench-info %s probes %ps\n", label, fn);
+	pr_info("kpbench-info %s probes %pS\n", label, addr);
 	return 0;
 }
 

@@ -24,4 +24,12 @@ int kpb_target13(int x);
 int kpb_target14(int x);
 int kpb_target15(int x);
 
+#ifdef CONFIG_ARM64
+/* The same, probed on the ADR at kpb_target_adrN_adr: a simulated instruction */
+int kpb_target_adr0(int x);
+int kpb_target_adr1(int x);
+extern const u32 kpb_target_adr0_adr[];
+extern const u32 kpb_target_adr1_adr[];
+#endif
+
 #endif /* KPROBES_BENCH_TARGETS_H */

@@ -76,7 +76,12 @@ struct arch_optimized_insn {
 
 struct kprobe_point;
 #ifdef CONFIG_OPTPROBES
+struct alt_instr;
+
 unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp);
+/* The alternative callback of kprobe_opt_entry (opt.c) */
+void kprobe_opt_patch_dit(struct alt_instr *alt, __le32 *origptr,
+			  __le32 *updptr, int nr_inst);
 /* opt_entry.S */
 void kprobe_opt_entry(void);
 extern const u32 kprobe_opt_template[];

@@ -44,9 +44,10 @@
  * fixmap), and its range is cleaned to the point of unification.
  *
  * A hit through a detour sees a struct pt_regs as a BRK hit does: the
- * registers, sp, pc (the probed address) and pstate (NZCV, DAIF as the
- * probed code had them, EL1h, and PAN where the kernel uses it), with the
- * frame record of an exception.  The pre_handlers run with interrupts
+ * registers, sp, pc (the probed address) and pstate (EL1h, and NZCV,
+ * DAIF, PAN, SSBS, TCO and DIT as the probed code had them, the last four
+ * where the system has the feature), with the frame record of an
+ * exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
  * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
@@ -101,11 +102,11 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/vmalloc.h>
+#include <asm/alternative.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
 #include <asm/patching.h>
 #include <asm/ptrace.h>
-#include <asm/sysreg.h>
 
 asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 				   struct pt_regs *regs);
@@ -118,9 +119,6 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 
 /* The CRm:op2 field of a hint */
 #define AARCH64_INSN_HINT_OP_MASK	0xfe0
-
-/* PSTATE.PAN, read with MRS (op0=3, op1=0, CRn=4, CRm=2, op2=3) */
-#define SYS_PSTATE_PAN		sys_reg(3, 0, 4, 2, 3)
 
 /**
  * struct arm64_detour_area - memory that detours are taken from
@@ -542,14 +540,25 @@ unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp)
 
 NOKPROBE_SYMBOL(arm64_opt_resume_addr);
 
-/* The PSTATE bits kprobe_opt_entry could not read without a feature check */
-static nokprobe_inline u64 arm64_opt_pstate(void)
+/**
+ * kprobe_opt_patch_dit() - let kprobe_opt_entry read PSTATE.DIT
+ * @alt: the alternative
+ * @origptr: the B over the MRS of DIT in kprobe_opt_entry
+ * @updptr: where to write its replacement
+ * @nr_inst: the number of instructions, 1
+ *
+ * The alternative callback for the one PSTATE field that 6.1 has no
+ * cpucap for: the hwcap of DIT, like the cpucaps, is set from what every
+ * CPU has before the alternatives are applied, and a late CPU without it
+ * is refused.  Where the system has DIT, the B becomes a NOP.
+ *
+ * Context: boot, applying the alternatives.
+ */
+void __init kprobe_opt_patch_dit(struct alt_instr *alt, __le32 *origptr,
+				 __le32 *updptr, int nr_inst)
 {
-	u64 pstate = PSR_MODE_EL1h;
-
-	if (system_uses_hw_pan())
-		pstate |= read_sysreg_s(SYS_PSTATE_PAN) & PSR_PAN_BIT;
-	return pstate;
+	if (nr_inst == 1 && cpu_have_named_feature(DIT))
+		*updptr = cpu_to_le32(aarch64_insn_gen_nop());
 }
 
 /**
@@ -573,7 +582,6 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 	unsigned long flags;
 	bool redirect, lockdep_on;
 
-	regs->pstate |= arm64_opt_pstate();
 	/* Raw, with lockdep told as on an exception: see kprobes.h */
 	raw_local_irq_save(flags);
 	lockdep_on = kprobe_lockdep_irqs_off();

@@ -9,8 +9,7 @@
  * probe point and probed address.  kprobe_opt_entry:
  *
  *   1. saves the other registers, and the SP, PC and PSTATE as a
- *      breakpoint exception would have them (kprobe_opt_callback() adds
- *      the PSTATE bits that need a look at the CPU's features);
+ *      breakpoint exception would have them (below);
  *   2. makes the frame record of the pt_regs, {x29, PC}, the frame
  *      pointer, as exception entry does: an unwinder in a handler goes
  *      from the pt_regs to the probed function;
@@ -38,6 +37,35 @@
 
 #include "pt_regs_asm.h"
 
+/* The PSTATE fields an MRS reads, at their SPSR positions (the rest RES0) */
+#define SYS_PSTATE_PAN		sys_reg(3, 0, 4, 2, 3)
+#define SYS_PSTATE_DIT		sys_reg(3, 3, 4, 2, 5)
+#define SYS_PSTATE_SSBS		sys_reg(3, 3, 4, 2, 6)
+#define SYS_PSTATE_TCO		sys_reg(3, 3, 4, 2, 7)
+
+/*
+ * The SPSR of a breakpoint exception is the PSTATE of the probed code,
+ * with the fields that only some CPUs have: PAN, SSBS, TCO and DIT (UAO
+ * is always 0 in a 6.1 kernel, the later fields are not used by it, and
+ * BTYPE only tells how a BRK was reached: 0 behind the B to a detour).
+ * An MRS of such a field is UNDEFINED on a CPU without it, so each is
+ * read only where the system has the feature, as the alternatives tell:
+ * until they are applied, and for good where it has not, a B skips the
+ * read (one instruction).  A field that only some CPUs have reads as 0.
+ *
+ * kprobe_pstate_field ORs the field \sreg into \acc, with \tmp as
+ * scratch, where the system has \cap.
+ */
+	.macro	kprobe_pstate_field acc, tmp, cap, sreg
+alternative_if_not \cap
+	b	9999f
+alternative_else
+	mrs_s	\tmp, \sreg
+alternative_endif
+	orr	\acc, \acc, \tmp
+9999:
+	.endm
+
 	.text
 
 SYM_CODE_START(kprobe_opt_entry)
@@ -51,7 +79,18 @@ SYM_CODE_START(kprobe_opt_entry)
 	mrs	x2, nzcv
 	mrs	x3, daif
 	orr	x2, x2, x3
-	str	x2, [sp, #S_PSTATE]
+	mov	x3, #PSR_MODE_EL1h
+	orr	x2, x2, x3
+	kprobe_pstate_field x2, x3, ARM64_HAS_PAN, SYS_PSTATE_PAN
+	kprobe_pstate_field x2, x3, ARM64_SSBS, SYS_PSTATE_SSBS
+	kprobe_pstate_field x2, x3, ARM64_MTE, SYS_PSTATE_TCO
+	/* 6.1 has a hwcap for DIT but no cpucap: kprobe_opt_patch_dit() */
+alternative_cb ARM64_ALWAYS_SYSTEM, kprobe_opt_patch_dit
+	b	1f
+alternative_cb_end
+	mrs_s	x3, SYS_PSTATE_DIT
+	orr	x2, x2, x3
+1:	str	x2, [sp, #S_PSTATE]
 
 	/* 2. */
 	stp	x29, x1, [sp, #S_STACKFRAME]
