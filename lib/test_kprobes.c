@@ -1165,6 +1165,11 @@ KPT_INSN_FN(jcc_near, "	mov %rdi, %rax\n	cmp %rdi, %rsi\n",
 KPT_INSN_FN(call, "", "	call kpt_insn_helper\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(call_reg, "	lea kpt_insn_helper(%rip), %rdx\n",
 	    "	call *%rdx\n", "	add %rsi, %rax\n	ret\n");
+/* Through a register that needs REX.B */
+KPT_INSN_FN(call_reg_r11, "	lea kpt_insn_helper(%rip), %r11\n",
+	    "	call *%r11\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(jmp_reg_r10, "	lea kpt_insn_helper(%rip), %r10\n",
+	    "	jmp *%r10\n", "");
 KPT_INSN_FN(jmp_mem, "	lea kpt_insn_helper(%rip), %rdx\n"
 	    "	mov %rdx, kpt_insn_data(%rip)\n",
 	    "	jmp *kpt_insn_data(%rip)\n", "");
@@ -1263,6 +1268,8 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(jcc_near, 19, 19, 20),	/* not taken */
 	KPT_INSN_CASE(call, 1, 2, 103),
 	KPT_INSN_CASE(call_reg, 3, 4, 107),
+	KPT_INSN_CASE(call_reg_r11, 20, 1, 121),
+	KPT_INSN_CASE(jmp_reg_r10, 21, 99, 121),
 	KPT_INSN_CASE(jmp_mem, 5, 99, 105),
 	KPT_INSN_CASE(call_mem, 6, 1, 107),
 	KPT_INSN_CASE(call_mem_disp8, 1, 2, 103),
@@ -1295,15 +1302,17 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 };
 
 /*
- * What functions begin with is emulated: with a post_handler, one trap.
- * (mov_to_rsp, a move to the stack pointer, is stepped.)
+ * What functions begin with is emulated: with a post_handler, one trap;
+ * so are jmp and call through a register or memory.  (mov_to_rsp, a move
+ * to the stack pointer, is stepped.)
  */
 static const char * const kpt_emulated_insns[] = {
 	"push", "pop", "push_r12", "pop_r13", "push_rsp", "pop_rsp",
 	"mov_reg", "mov_reg_8b", "mov_reg32", "mov_r9_r10", "mov_rsp_rbp",
-	"jmp_mem", "call_mem", "call_mem_disp8", "call_mem_sib", "call_mem_rex",
-	"call_mem_rsp", "call_mem_r12", "call_mem_r13", "call_mem_abs",
-	"call_mem_cs", "jmp_mem_r11", "jmp_mem_sib",
+	"call_reg", "call_reg_r11", "jmp_reg_r10", "jmp_mem", "call_mem",
+	"call_mem_disp8", "call_mem_sib", "call_mem_rex", "call_mem_rsp",
+	"call_mem_r12", "call_mem_r13", "call_mem_abs", "call_mem_cs",
+	"jmp_mem_r11", "jmp_mem_sib",
 };
 
 static const struct kpt_refused_insn kpt_refused_insns[] = {
@@ -1634,17 +1643,18 @@ static void kpt_insn_emulated_one_trap(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
-/* jmp and call through memory, every addressing form */
-static const char * const kpt_mem_branch_insns[] = {
-	"jmp_mem", "call_mem", "call_mem_disp8", "call_mem_sib", "call_mem_rex",
-	"call_mem_rsp", "call_mem_r12", "call_mem_r13", "call_mem_abs",
-	"call_mem_cs", "jmp_mem_r11", "jmp_mem_sib",
+/* jmp and call through a register, and through memory in every form */
+static const char * const kpt_indirect_branch_insns[] = {
+	"call_reg", "call_reg_r11", "jmp_reg_r10", "jmp_mem", "call_mem",
+	"call_mem_disp8", "call_mem_sib", "call_mem_rex", "call_mem_rsp",
+	"call_mem_r12", "call_mem_r13", "call_mem_abs", "call_mem_cs",
+	"jmp_mem_r11", "jmp_mem_sib",
 };
 
-KUNIT_ARRAY_PARAM(kpt_mem_branch_insn, kpt_mem_branch_insns,
+KUNIT_ARRAY_PARAM(kpt_indirect_branch_insn, kpt_indirect_branch_insns,
 		  kpt_emulated_insn_desc);
 
-/* What the handlers of a probe on a jmp or call through memory saw */
+/* What the handlers of a probe on an indirect jmp or call saw */
 static struct {
 	unsigned long pre_ip, pre_sp, post_ip, post_sp, pushed;
 } kpt_branch;
@@ -1666,11 +1676,12 @@ static void kpt_post_branch(struct kprobe *p, struct pt_regs *regs,
 }
 
 /*
- * The pre_handler sees the registers before the jmp or call (regs->ip
- * just past the int3, as on every hit), the post_handler those after it:
- * regs->ip at the target and, for a call, the return address pushed.
+ * The pre_handler sees the registers before an indirect jmp or call
+ * (regs->ip just past the int3, as on every hit), the post_handler those
+ * after it: regs->ip at the target and, for a call, the return address
+ * pushed.
  */
-static void kpt_insn_mem_branch_regs(struct kunit *test)
+static void kpt_insn_indirect_branch_regs(struct kunit *test)
 {
 	const char * const *name = test->param_value;
 	const struct kpt_insn_case *c = kpt_insn_case_find(*name);
@@ -3092,7 +3103,8 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(kpt_insn_emulated_one_trap, kpt_emulated_insn_gen_params),
-	KUNIT_CASE_PARAM(kpt_insn_mem_branch_regs, kpt_mem_branch_insn_gen_params),
+	KUNIT_CASE_PARAM(kpt_insn_indirect_branch_regs,
+			 kpt_indirect_branch_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_mem_branch_fault, kpt_post_handler_gen_params),
 	KUNIT_CASE(kpt_kretprobe_on_mem_call),
 #endif
