@@ -13,8 +13,9 @@ harness/guest/every_function.c.  A refusal has a good reason when:
            address or, behind a function's ENDBR, at the next instruction
            (where the kernel moves such a probe);
   EINVAL   the instruction the probe would cover is one the backend
-           refuses (exception generation or return, mode switches, memory
-           indirect branches on x86, exclusives and PSTATE writes on arm64,
+           refuses (exception generation or return, mode switches, branches
+           through fs, gs or with 0x66/0x67 on x86, exclusives and PSTATE
+           writes on arm64,
            the UD2 or BRK of a BUG()/WARN() site, ...), read from VMLINUX
            with objdump;
   EILSEQ   objdump cannot decode the bytes either (not code);
@@ -168,7 +169,11 @@ X86_REFUSED = re.compile(
     r'lret[lqw]?|ljmp[lqw]?|lcall[lqw]?|sysret[lq]?|syscall|sysenter|'
     r'sysexit[lq]?|swapgs|mwaitx?|monitorx?|vm\w+|getsec|invept|invvpid|'
     r'clgi|stgi|skinit|invlpga|tdcall|seam\w+|encl[suv])\b')
-X86_MEM_INDIRECT = re.compile(r'^(jmp|call)q?\s+\*.*\(')
+# near jmp/call through memory: only with fs, gs, a 16-bit operand (data16,
+# or objdump's w suffix) or a 32-bit address (addr32, or a %e register)
+X86_MEM_INDIRECT = re.compile(
+    r'^((data16|addr32)\s+.*\b(jmp|call)|(jmp|call)w?\s+\*%[fg]s:|'
+    r'(jmp|call)w\s+\*|(jmp|call)q?\s+\*.*\(%e)')
 X86_MOV_SEG = re.compile(r'^mov\s+[^,]+,%[cdefgs]s$')
 
 # arm64: what insn_rejected() of decode-insn.c refuses

@@ -1176,12 +1176,56 @@ KPT_INSN_FN(jcc_near, "	mov %rdi, %rax\n	cmp %rdi, %rsi\n",
 KPT_INSN_FN(call, "", "	call kpt_insn_helper\n", "	add %rsi, %rax\n	ret\n");
 KPT_INSN_FN(call_reg, "	lea kpt_insn_helper(%rip), %rdx\n",
 	    "	call *%rdx\n", "	add %rsi, %rax\n	ret\n");
+/* Through a register that needs REX.B */
+KPT_INSN_FN(call_reg_r11, "	lea kpt_insn_helper(%rip), %r11\n",
+	    "	call *%r11\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(jmp_reg_r10, "	lea kpt_insn_helper(%rip), %r10\n",
+	    "	jmp *%r10\n", "");
 KPT_INSN_FN(jmp_mem, "	lea kpt_insn_helper(%rip), %rdx\n"
 	    "	mov %rdx, kpt_insn_data(%rip)\n",
 	    "	jmp *kpt_insn_data(%rip)\n", "");
 KPT_INSN_FN(call_mem, "	lea kpt_insn_helper(%rip), %rdx\n"
 	    "	mov %rdx, kpt_insn_data(%rip)\n",
 	    "	call *kpt_insn_data(%rip)\n", "	add %rsi, %rax\n	ret\n");
+/*
+ * jmp and call through a pointer in memory, in every way 64-bit mode forms
+ * its address: base (and REX.B), base + disp8, base + index * scale (and
+ * REX.X), rsp (the stack pointer before the call's push), r12 (a SIB byte
+ * without index), r13 (a disp8 of 0), disp32 + index (no base), and with a
+ * cs prefix (ignored; not notrack, which objtool rejects in kernel text).
+ * Each reaches kpt_insn_helper through kpt_insn_data: a call returns into
+ * its caller, whose result adds b; a jmp returns for it.
+ */
+#define KPT_INSN_PTR	"	lea kpt_insn_helper(%rip), %rdx\n"		\
+			"	mov %rdx, kpt_insn_data(%rip)\n"
+KPT_INSN_FN(call_mem_disp8, KPT_INSN_PTR
+	    "	lea kpt_insn_data+16(%rip), %rcx\n",
+	    "	call *-16(%rcx)\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_sib, KPT_INSN_PTR
+	    "	lea kpt_insn_data(%rip), %rcx\n	mov $3, %edx\n",
+	    "	call *-24(%rcx, %rdx, 8)\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_rex, KPT_INSN_PTR
+	    "	lea kpt_insn_data-0x100(%rip), %r8\n	mov $0x40, %r9d\n",
+	    "	call *(%r8, %r9, 4)\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_rsp, KPT_INSN_PTR "	push %rdx\n",
+	    "	call *(%rsp)\n", "	pop %rdx\n	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_r12, KPT_INSN_PTR
+	    "	push %r12\n	lea kpt_insn_data(%rip), %r12\n",
+	    "	call *(%r12)\n", "	pop %r12\n	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_r13, KPT_INSN_PTR
+	    "	push %r13\n	lea kpt_insn_data(%rip), %r13\n",
+	    "	call *(%r13)\n", "	pop %r13\n	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_abs, KPT_INSN_PTR "	mov $1, %edx\n",
+	    "	call *kpt_insn_data-8(, %rdx, 8)\n",
+	    "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(call_mem_cs, KPT_INSN_PTR
+	    "	lea kpt_insn_data(%rip), %rcx\n",
+	    "	.byte 0x2e\n	call *(%rcx)\n", "	add %rsi, %rax\n	ret\n");
+KPT_INSN_FN(jmp_mem_r11, KPT_INSN_PTR "	lea kpt_insn_data(%rip), %r11\n",
+	    "	jmp *(%r11)\n", "");
+KPT_INSN_FN(jmp_mem_sib, KPT_INSN_PTR
+	    "	lea kpt_insn_data-16(%rip), %r10\n	mov $4, %ecx\n",
+	    "	jmp *8(%r10, %rcx, 2)\n", "");
 KPT_INSN_FN(ret, "	lea (%rdi, %rsi), %rax\n", "	ret\n", "");
 KPT_INSN_FN(loop, "	xor %eax, %eax\n	mov %rdi, %rcx\n2:	add %rsi, %rax\n",
 	    "	loop 2b\n", "	ret\n");
@@ -1235,8 +1279,20 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(jcc_near, 19, 19, 20),	/* not taken */
 	KPT_INSN_CASE(call, 1, 2, 103),
 	KPT_INSN_CASE(call_reg, 3, 4, 107),
+	KPT_INSN_CASE(call_reg_r11, 20, 1, 121),
+	KPT_INSN_CASE(jmp_reg_r10, 21, 99, 121),
 	KPT_INSN_CASE(jmp_mem, 5, 99, 105),
 	KPT_INSN_CASE(call_mem, 6, 1, 107),
+	KPT_INSN_CASE(call_mem_disp8, 1, 2, 103),
+	KPT_INSN_CASE(call_mem_sib, 3, 4, 107),
+	KPT_INSN_CASE(call_mem_rex, 5, 6, 111),
+	KPT_INSN_CASE(call_mem_rsp, 7, 8, 115),
+	KPT_INSN_CASE(call_mem_r12, 9, 10, 119),
+	KPT_INSN_CASE(call_mem_r13, 11, 12, 123),
+	KPT_INSN_CASE(call_mem_abs, 13, 14, 127),
+	KPT_INSN_CASE(call_mem_cs, 15, 16, 131),
+	KPT_INSN_CASE(jmp_mem_r11, 17, 99, 117),
+	KPT_INSN_CASE(jmp_mem_sib, 18, 99, 118),
 	KPT_INSN_CASE(ret, 20, 22, 42),
 	KPT_INSN_CASE_HITS(loop, 4, 5, 20, 4),	/* 3 taken, 1 not */
 	KPT_INSN_CASE(rep_movsb, 30, 12, 42),
@@ -1257,20 +1313,30 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 };
 
 /*
- * What functions begin with is emulated: with a post_handler, one trap.
- * (mov_to_rsp, a move to the stack pointer, is stepped.)
+ * What functions begin with is emulated: with a post_handler, one trap;
+ * so are jmp and call through a register or memory.  (mov_to_rsp, a move
+ * to the stack pointer, is stepped.)
  */
 static const char * const kpt_emulated_insns[] = {
 	"push", "pop", "push_r12", "pop_r13", "push_rsp", "pop_rsp",
 	"mov_reg", "mov_reg_8b", "mov_reg32", "mov_r9_r10", "mov_rsp_rbp",
-	"jmp_mem", "call_mem",
+	"call_reg", "call_reg_r11", "jmp_reg_r10", "jmp_mem", "call_mem",
+	"call_mem_disp8", "call_mem_sib", "call_mem_rex", "call_mem_rsp",
+	"call_mem_r12", "call_mem_r13", "call_mem_abs", "call_mem_cs",
+	"jmp_mem_r11", "jmp_mem_sib",
 };
 
 static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "hlt", -EINVAL },
 	{ "int3", -EINVAL },
 	{ "ud2", -EINVAL },
-	{ "jmp_mem_reg", -EINVAL },
+	/* Far jmp and call through memory; near ones through fs, gs, 0x66, 0x67 */
+	{ "ljmp_mem", -EINVAL },
+	{ "lcall_mem", -EINVAL },
+	{ "jmp_mem_gs", -EINVAL },
+	{ "call_mem_fs", -EINVAL },
+	{ "jmp_mem_16", -EINVAL },
+	{ "call_mem_addr32", -EINVAL },
 	{ "int_n", -EINVAL },
 	/* VMX */
 	{ "vmcall", -EINVAL },
@@ -1315,7 +1381,12 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 KPT_INSN_FN(hlt, "", "	hlt\n", "	ret\n");
 KPT_INSN_FN(int3, "", "	int3\n", "	ret\n");
 KPT_INSN_FN(ud2, "", "	ud2\n", "	ret\n");
-KPT_INSN_FN(jmp_mem_reg, "", "	jmp *(%rdi)\n", "	ret\n");
+KPT_INSN_FN(ljmp_mem, "", "	ljmp *(%rdi)\n", "	ret\n");
+KPT_INSN_FN(lcall_mem, "", "	lcall *(%rdi)\n", "	ret\n");
+KPT_INSN_FN(jmp_mem_gs, "", "	jmp *%gs:(%rdi)\n", "	ret\n");
+KPT_INSN_FN(call_mem_fs, "", "	call *%fs:8(%rdi)\n", "	ret\n");
+KPT_INSN_FN(jmp_mem_16, "", "	.byte 0x66\n	jmp *(%rdi)\n", "	ret\n");
+KPT_INSN_FN(call_mem_addr32, "", "	call *(%edi)\n", "	ret\n");
 KPT_INSN_FN(int_n, "", "	int $0x20\n", "	ret\n");
 KPT_INSN_FN(vmcall, "", "	vmcall\n", "	ret\n");
 KPT_INSN_FN(vmlaunch, "", "	vmlaunch\n", "	ret\n");
@@ -1362,6 +1433,19 @@ KPT_INSN_FN(fault_fixup, "	xor %eax, %eax\n",
 	    "	ret\n3:	mov $1, %eax\n	ret\n"
 	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
 	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
+
+/* The same for a call through memory, whose pointer is the one to fault */
+KPT_INSN_FN(call_mem_fault, "	xor %eax, %eax\n",
+	    "2:	call *(%rdi)\n",
+	    "	ret\n3:	mov $1, %eax\n	ret\n"
+	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
+	    "	.long 2b - .\n	.long 3b - .\n	.long 1\n	.popsection\n");
+
+/* A function that begins with a call through memory: a + 101 */
+KPT_INSN_FN(call_mem_first, "", "	call *kpt_insn_data(, %rsi, 8)\n",
+	    "	add $1, %rax\n	ret\n");
+
+asmlinkage long kpt_insn_helper(long a);
 
 #else /* CONFIG_ARM64 */
 asm(".pushsection .text\n"
@@ -1539,22 +1623,28 @@ static void kpt_emulated_insn_desc(const char * const *name, char *desc)
 
 KUNIT_ARRAY_PARAM(kpt_emulated_insn, kpt_emulated_insns, kpt_emulated_insn_desc);
 
+static const struct kpt_insn_case *kpt_insn_case_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpt_insn_cases); i++) {
+		if (!strcmp(kpt_insn_cases[i].name, name))
+			return &kpt_insn_cases[i];
+	}
+	return NULL;
+}
+
 /* A post_handler on a push, a pop or a register move: emulated, one trap */
 static void kpt_insn_emulated_one_trap(struct kunit *test)
 {
 	const char * const *name = test->param_value;
-	const struct kpt_insn_case *c = NULL;
+	const struct kpt_insn_case *c = kpt_insn_case_find(*name);
 	struct kprobe kp = {
 		.pre_handler = kpt_pre_count,
 		.post_handler = kpt_post_count,
 	};
 	kpt_insn_fn_t fn = kpt_insn_lookup(test, *name, &kp.addr);
-	int i;
 
-	for (i = 0; i < ARRAY_SIZE(kpt_insn_cases) && !c; i++) {
-		if (!strcmp(kpt_insn_cases[i].name, *name))
-			c = &kpt_insn_cases[i];
-	}
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
@@ -1562,6 +1652,146 @@ static void kpt_insn_emulated_one_trap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_point_hits(&kp, KPROBE_HIT_STEPPED), 0UL);
 	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
 	unregister_kprobe(&kp);
+}
+
+/* jmp and call through a register, and through memory in every form */
+static const char * const kpt_indirect_branch_insns[] = {
+	"call_reg", "call_reg_r11", "jmp_reg_r10", "jmp_mem", "call_mem",
+	"call_mem_disp8", "call_mem_sib", "call_mem_rex", "call_mem_rsp",
+	"call_mem_r12", "call_mem_r13", "call_mem_abs", "call_mem_cs",
+	"jmp_mem_r11", "jmp_mem_sib",
+};
+
+KUNIT_ARRAY_PARAM(kpt_indirect_branch_insn, kpt_indirect_branch_insns,
+		  kpt_emulated_insn_desc);
+
+/* What the handlers of a probe on an indirect jmp or call saw */
+static struct {
+	unsigned long pre_ip, pre_sp, post_ip, post_sp, pushed;
+} kpt_branch;
+
+static int kpt_pre_branch(struct kprobe *p, struct pt_regs *regs)
+{
+	kpt_branch.pre_ip = regs->ip;
+	kpt_branch.pre_sp = regs->sp;
+	return kpt_pre_count(p, regs);
+}
+
+static void kpt_post_branch(struct kprobe *p, struct pt_regs *regs,
+			    unsigned long flags)
+{
+	kpt_branch.post_ip = regs->ip;
+	kpt_branch.post_sp = regs->sp;
+	kpt_branch.pushed = *(unsigned long *)regs->sp;
+	kpt_post_count(p, regs, flags);
+}
+
+/*
+ * The pre_handler sees the registers before an indirect jmp or call
+ * (regs->ip just past the int3, as on every hit), the post_handler those
+ * after it: regs->ip at the target and, for a call, the return address
+ * pushed.
+ */
+static void kpt_insn_indirect_branch_regs(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	const struct kpt_insn_case *c = kpt_insn_case_find(*name);
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_branch,
+		.post_handler = kpt_post_branch,
+	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, *name, &kp.addr);
+	bool call = !strncmp(*name, "call", 4);
+	struct insn insn;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	memset(&kpt_branch, 0, sizeof(kpt_branch));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, fn(c->a, c->b), c->expect);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_branch.pre_ip, (unsigned long)kp.addr + 1);
+	KUNIT_EXPECT_EQ(test, kpt_branch.post_ip,
+			(unsigned long)kpt_insn_helper);
+	KUNIT_EXPECT_EQ(test, kpt_branch.post_sp,
+			kpt_branch.pre_sp - (call ? sizeof(long) : 0));
+	if (call && KPT_HAVE_DECODER &&
+	    insn_decode_kernel(&insn, kp.addr) >= 0)
+		KUNIT_EXPECT_EQ(test, kpt_branch.pushed,
+				(unsigned long)kp.addr + insn.length);
+}
+
+/*
+ * A call through a pointer that cannot be read: the hit steps a copy,
+ * which faults as the original would, and the original's fixup applies.
+ * A good pointer is still emulated.
+ */
+static void kpt_mem_branch_fault(struct kunit *test)
+{
+	bool with_post = *(const bool *)test->param_value;
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+		.post_handler = with_post ? kpt_post_count : NULL,
+	};
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, "call_mem_fault", &kp.addr);
+	unsigned long ptr = (unsigned long)kpt_insn_helper;
+	void *area = vmalloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	KUNIT_ASSERT_EQ(test, fn((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, fn((long)&ptr, 0), (long)&ptr + 100);
+	KUNIT_EXPECT_EQ(test, fn((long)(area + PAGE_SIZE), 0), 1L);
+	KUNIT_EXPECT_FALSE(test, irqs_disabled());
+	preempt_disable();
+	KUNIT_EXPECT_NULL(test, kpt_kprobe_running(NULL));
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&kp, KPROBE_HIT_EMULATED), 1UL);
+	KUNIT_EXPECT_EQ(test, kpt_point_hits(&kp, KPROBE_HIT_STEPPED), 1UL);
+	unregister_kprobe(&kp);
+	vfree(area);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, with_post ? 1 : 0);
+}
+
+static int kpt_rp_mem_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	kpt_state.pre_hits++;
+	return 0;
+}
+
+static int kpt_rp_mem_return(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	kpt_state.post_hits++;
+	kpt_state.fault_ret = regs_return_value(regs);
+	return 0;
+}
+
+/* A kretprobe on a function that begins with a call through memory */
+static void kpt_kretprobe_on_mem_call(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.entry_handler = kpt_rp_mem_entry,
+		.handler = kpt_rp_mem_return,
+	};
+	kprobe_opcode_t *call;
+	kpt_insn_fn_t fn = kpt_insn_lookup(test, "call_mem_first", &call);
+
+	kpt_insn_data = (long)kpt_insn_helper;
+	rp.kp.addr = (kprobe_opcode_t *)fn;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (is_endbr(*(u32 *)fn))
+		KUNIT_EXPECT_PTR_EQ(test, rp.kp.addr, call);
+	KUNIT_EXPECT_EQ(test, fn(5, 0), 106L);
+	KUNIT_EXPECT_EQ(test, fn(6, 0), 107L);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.fault_ret, 107L);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 #endif
 
@@ -2884,6 +3114,10 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(kpt_insn_emulated_one_trap, kpt_emulated_insn_gen_params),
+	KUNIT_CASE_PARAM(kpt_insn_indirect_branch_regs,
+			 kpt_indirect_branch_insn_gen_params),
+	KUNIT_CASE_PARAM(kpt_mem_branch_fault, kpt_post_handler_gen_params),
+	KUNIT_CASE(kpt_kretprobe_on_mem_call),
 #endif
 	KUNIT_CASE_PARAM(kpt_fault_in_stepped_insn, kpt_post_handler_gen_params),
 #ifdef CONFIG_X86_64

@@ -5,12 +5,13 @@
  * probe there fires when its instruction runs, and the function computes
  * what it computes unprobed.
  *
- * The functions have different shapes: a leaf, a loop, a switch, a load
- * with an exception-table entry that faults, a jump label, a WARN() site
- * that is not taken, and a few kernel string functions with deterministic
- * results.  The boundaries come from the kernel's own instruction decoder
- * on x86 (every 4 bytes on arm64).  Blacklisted text must be refused with -EINVAL, and text that
- * another patcher owns (jump label, static call, alternative) with -EBUSY,
+ * The functions have different shapes: a leaf, a loop, a switch, calls
+ * through pointers in memory, a load with an exception-table entry that
+ * faults, a jump label, a WARN() site that is not taken, and a few kernel
+ * string functions with deterministic results.  The boundaries come from
+ * the kernel's own instruction decoder on x86 (every 4 bytes on arm64).
+ * Blacklisted text must be refused with -EINVAL, and text that another
+ * patcher owns (jump label, static call, alternative) with -EBUSY,
  * wherever the offset falls; ftrace's call sites may be served or refused
  * with -EBUSY.  The trapping instruction of a BUG()/WARN() site (UD2,
  * BRK) must be refused with -EINVAL.  Elsewhere, registration must succeed
@@ -106,6 +107,31 @@ static noinline __noipa long kpb_warn(long x)
 	return x * 5 + 1;
 }
 
+/*
+ * Calls through function pointers in memory (on x86 without retpolines:
+ * call and a tail-call jmp through memory, based and indexed)
+ */
+struct kpb_ops {
+	long (*op[2])(long x);
+};
+
+static noinline __noipa long kpb_op_double(long x)
+{
+	return x * 2;
+}
+
+static noinline __noipa long kpb_op_negate(long x)
+{
+	return -x;
+}
+
+static noinline __noipa long kpb_indirect(const struct kpb_ops *ops, long x)
+{
+	if (x < 0)
+		return ops->op[x & 1](-x);
+	return ops->op[0](x) + ops->op[1](x + 3);
+}
+
 static DEFINE_STATIC_KEY_FALSE(kpb_key);
 
 static noinline __noipa long kpb_jump_label(long x)
@@ -137,6 +163,16 @@ static long kpb_run_switch(void)
 	for (x = -1; x <= 11; x++)
 		sum = sum * 3 + kpb_switch(x, 1000 + 7 * x);
 	return sum;
+}
+
+static long kpb_run_indirect(void)
+{
+	static const struct kpb_ops ops = { { kpb_op_double, kpb_op_negate } };
+	const struct kpb_ops *p = &ops;
+
+	OPTIMIZER_HIDE_VAR(p);
+	return (kpb_indirect(p, 4) * 1000 + kpb_indirect(p, -5)) * 1000 +
+	       kpb_indirect(p, -6);
 }
 
 static long kpb_run_extable(void)
@@ -246,6 +282,7 @@ static const struct kpb_target kpb_targets[] = {
 	{ "kpb_leaf", kpb_run_leaf, true },
 	{ "kpb_loop", kpb_run_loop, true },
 	{ "kpb_switch", kpb_run_switch, true },
+	{ "kpb_indirect", kpb_run_indirect, true },
 	{ "kpb_extable", kpb_run_extable, true },
 	{ "kpb_jump_label", kpb_run_jump_label, true },
 	{ "kpb_warn", kpb_run_warn, false, true },
@@ -414,42 +451,64 @@ static void kpb_every_offset(struct kunit *test, const struct kpb_target *t)
 		   t->name, size, must, fired);
 }
 
+/* The target named @name */
+static void kpb_every_offset_of(struct kunit *test, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kpb_targets); i++) {
+		if (!strcmp(kpb_targets[i].name, name)) {
+			kpb_every_offset(test, &kpb_targets[i]);
+			return;
+		}
+	}
+	KUNIT_FAIL(test, "no target %s", name);
+}
+
 static void kpb_leaf_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[0]);
+	kpb_every_offset_of(test, "kpb_leaf");
 }
 
 static void kpb_loop_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[1]);
+	kpb_every_offset_of(test, "kpb_loop");
 }
 
 static void kpb_switch_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[2]);
+	kpb_every_offset_of(test, "kpb_switch");
+}
+
+static void kpb_indirect_every_offset(struct kunit *test)
+{
+	kpb_every_offset_of(test, "kpb_indirect");
 }
 
 static void kpb_extable_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[3]);
+	kpb_every_offset_of(test, "kpb_extable");
 }
 
 static void kpb_jump_label_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[4]);
+	kpb_every_offset_of(test, "kpb_jump_label");
 }
 
 static void kpb_warn_every_offset(struct kunit *test)
 {
-	kpb_every_offset(test, &kpb_targets[5]);
+	kpb_every_offset_of(test, "kpb_warn");
 }
 
+/* The kernel's string functions: neither this file's nor with traps */
 static void kpb_string_functions_every_offset(struct kunit *test)
 {
 	int i;
 
-	for (i = 6; i < ARRAY_SIZE(kpb_targets); i++)
-		kpb_every_offset(test, &kpb_targets[i]);
+	for (i = 0; i < ARRAY_SIZE(kpb_targets); i++) {
+		if (!kpb_targets[i].own && !kpb_targets[i].traps)
+			kpb_every_offset(test, &kpb_targets[i]);
+	}
 }
 
 static int kpb_suite_init(struct kunit_suite *suite)
@@ -468,6 +527,7 @@ static struct kunit_case kpb_cases[] = {
 	KUNIT_CASE(kpb_leaf_every_offset),
 	KUNIT_CASE(kpb_loop_every_offset),
 	KUNIT_CASE(kpb_switch_every_offset),
+	KUNIT_CASE(kpb_indirect_every_offset),
 	KUNIT_CASE(kpb_extable_every_offset),
 	KUNIT_CASE(kpb_jump_label_every_offset),
 	KUNIT_CASE(kpb_warn_every_offset),

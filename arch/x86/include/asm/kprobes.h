@@ -59,9 +59,8 @@ static inline void *arch_kretprobe_frame(struct pt_regs *regs)
  * @X86_REPLAY_CLI: emulate cli
  * @X86_REPLAY_STI: emulate sti
  * @X86_REPLAY_POPF: emulate popf
- * @X86_REPLAY_JMP_RIPMEM: emulate jmp through a pointer at a RIP-relative
- *	address
- * @X86_REPLAY_CALL_RIPMEM: emulate call through such a pointer
+ * @X86_REPLAY_JMP_MEM: emulate jmp through a pointer in memory
+ * @X86_REPLAY_CALL_MEM: emulate call through a pointer in memory
  * @X86_REPLAY_PUSH: emulate push of a 64-bit register
  * @X86_REPLAY_POP: emulate pop into a 64-bit register
  * @X86_REPLAY_MOV64: emulate a 64-bit move between registers, not to rsp
@@ -70,8 +69,10 @@ static inline void *arch_kretprobe_frame(struct pt_regs *regs)
  *
  * The last four are the usual first instructions of a function: emulated,
  * a probe with a post_handler there takes one trap, not two.  They keep a
- * slot: without post_handlers, a boosted copy is cheaper still.  (They
- * must stay last: see x86_replay_has_copy().)
+ * slot: without post_handlers, a boosted copy is cheaper still.  A jmp or
+ * call through memory keeps one too, never boosted: the stepped copy reads
+ * the pointer when emulation could not.  (The last six must stay last:
+ * see x86_replay_has_copy().)
  */
 enum x86_kprobe_replay {
 	X86_REPLAY_STEP,
@@ -87,13 +88,17 @@ enum x86_kprobe_replay {
 	X86_REPLAY_CLI,
 	X86_REPLAY_STI,
 	X86_REPLAY_POPF,
-	X86_REPLAY_JMP_RIPMEM,
-	X86_REPLAY_CALL_RIPMEM,
+	X86_REPLAY_JMP_MEM,
+	X86_REPLAY_CALL_MEM,
 	X86_REPLAY_PUSH,
 	X86_REPLAY_POP,
 	X86_REPLAY_MOV64,
 	X86_REPLAY_MOV32,
 };
+
+/* No base or index register; a RIP-relative address (the original rip) */
+#define X86_EA_NONE	0xff
+#define X86_EA_RIP	0xfe
 
 /**
  * struct arch_specific_insn - a decoded probed instruction
@@ -107,9 +112,13 @@ enum x86_kprobe_replay {
  * @src: pt_regs offset of the source register of a move
  * @boostable: the copy at KPROBE_BOOST_OFFSET may be used: a hit that
  *	needs no post_handler resumes there, without a second trap
+ * @base: for a jmp/call through memory, the pt_regs offset of the base
+ *	register of the pointer's address, X86_EA_NONE or X86_EA_RIP
+ * @index: the pt_regs offset of its index register, or X86_EA_NONE
+ * @scale: the index's shift, 0 to 3
  * @imm: stack bytes a "ret imm16" releases
- * @disp: displacement of a relative jmp/call/jcc/loop, or of the pointer
- *	of a jmp/call through a RIP-relative pointer
+ * @disp: displacement of a relative jmp/call/jcc/loop, or of the address
+ *	of the pointer of a jmp/call through memory
  *
  * All fields are written once, when the probe point is prepared.
  */
@@ -121,6 +130,9 @@ struct arch_specific_insn {
 	u8 reg;
 	u8 src;
 	u8 boostable;
+	u8 base;
+	u8 index;
+	u8 scale;
 	u16 imm;
 	s32 disp;
 };

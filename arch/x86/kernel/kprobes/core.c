@@ -11,7 +11,7 @@
  *      regs->ip itself: the hit ends there.
  *   3. The probed instruction is replayed, in one of two ways:
  *      a) Emulated on pt_regs: relative jumps and calls, and those
- *         through a register or a RIP-relative pointer, jcc, loop, ret,
+ *         through a register or a pointer in memory, jcc, loop, ret,
  *         cli, sti, popf and nops, none of which may run from a copy,
  *         because they read or write the instruction pointer or IF; and,
  *         because it is cheaper than a second trap, what functions
@@ -23,11 +23,14 @@
  *         is over: one trap in all.
  *      c) Executed out of line: the handler returns into a copy followed
  *         by an int3, with IF cleared, so that nothing but an NMI can run
- *         on this CPU until step 4.
+ *         on this CPU until step 4.  (So is a jmp or call through memory
+ *         whose pointer the emulation could not read: its copy is a push
+ *         of the same operand.)
  *      Both copies have a RIP-relative displacement re-targeted.
  *   4. The int3 behind the copy traps.  The handler moves regs->ip to the
- *      instruction after the original, gives back IF (and fixes the flags
- *      a pushf stored), and runs the post_handlers.
+ *      instruction after the original (or completes the jmp or call with
+ *      the pointer pushed), gives back IF (and fixes the flags a pushf
+ *      stored), and runs the post_handlers.
  *
  * If the stepped copy faults instead, the fault is moved back to the
  * original instruction before its fixup is looked up (page faults, #GP:
@@ -266,6 +269,71 @@ static int x86_classify_0f(struct insn *insn, struct arch_specific_insn *ai)
 	return 0;
 }
 
+/*
+ * Prefixes a near jmp or call through memory may have: segment overrides
+ * that 64-bit mode ignores (es, cs, ss, ds, the last also notrack) and
+ * bnd.  Refused: fs and gs (their bases are not in pt_regs), an operand
+ * or address size (a 16-bit target, a 32-bit address), lock and rep.
+ */
+static bool x86_mem_branch_prefixes_ok(struct insn *insn)
+{
+	insn_byte_t p;
+	int i;
+
+	for_each_insn_prefix(insn, i, p) {
+		switch (p) {
+		case 0x26:
+		case 0x2e:
+		case 0x36:
+		case 0x3e:
+		case 0xf2:
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * jmp or call through a pointer in memory, at any address 64-bit mode can
+ * form: base + index * scale + disp, each part optional, or rip + disp32.
+ * The hit computes the address from pt_regs (rip: the original one) and
+ * reads the pointer; see x86_emulate_mem_branch().
+ */
+static int x86_classify_mem_branch(struct insn *insn,
+				   struct arch_specific_insn *ai)
+{
+	u8 modrm = insn->modrm.bytes[0], sib = insn->sib.bytes[0];
+	u8 rex = insn->rex_prefix.nbytes ? insn->rex_prefix.bytes[0] : 0;
+	u8 mod = X86_MODRM_MOD(modrm), rm = X86_MODRM_RM(modrm);
+	u8 base, index;
+
+	if (insn->addr_bytes != 8 || !x86_mem_branch_prefixes_ok(insn))
+		return -EINVAL;
+	ai->index = X86_EA_NONE;
+	ai->scale = 0;
+	if (rm == 4) {				/* SIB */
+		base = X86_SIB_BASE(sib) + (X86_REX_B(rex) ? 8 : 0);
+		index = X86_SIB_INDEX(sib) + (X86_REX_X(rex) ? 8 : 0);
+		/* No base: disp32 alone; no index: rsp's number, not r12's */
+		ai->base = mod == 0 && X86_SIB_BASE(sib) == 5 ?
+			   X86_EA_NONE : x86_reg_offsets[base];
+		if (index != 4) {
+			ai->index = x86_reg_offsets[index];
+			ai->scale = X86_SIB_SCALE(sib);
+		}
+	} else if (mod == 0 && rm == 5) {	/* rip + disp32 */
+		ai->base = X86_EA_RIP;
+	} else {
+		ai->base = x86_reg_offsets[rm + (X86_REX_B(rex) ? 8 : 0)];
+	}
+	ai->disp = insn->displacement.value;
+	ai->replay = X86_MODRM_REG(modrm) == 2 ? X86_REPLAY_CALL_MEM :
+						 X86_REPLAY_JMP_MEM;
+	return 0;
+}
+
 static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 {
 	u8 modrm = insn->modrm.bytes[0];
@@ -274,24 +342,8 @@ static int x86_classify_ff(struct insn *insn, struct arch_specific_insn *ai)
 	switch (X86_MODRM_REG(modrm)) {
 	case 2:					/* call *r/m */
 	case 4:					/* jmp *r/m */
-		/*
-		 * Through a register, or through a pointer at a RIP-relative
-		 * address (jmp *fn_ptr(%rip)); not through other memory
-		 * operands, nor with a prefix other than notrack (0x3e).
-		 */
-		if (X86_MODRM_MOD(modrm) == 0 && X86_MODRM_RM(modrm) == 5 &&
-		    insn->addr_bytes == 8 &&
-		    (!insn->prefixes.nbytes ||
-		     (insn->prefixes.nbytes == 1 &&
-		      insn->prefixes.bytes[0] == 0x3e))) {
-			ai->disp = insn->displacement.value;
-			ai->replay = X86_MODRM_REG(modrm) == 2 ?
-				     X86_REPLAY_CALL_RIPMEM :
-				     X86_REPLAY_JMP_RIPMEM;
-			return 0;
-		}
 		if (X86_MODRM_MOD(modrm) != 3)
-			return -EINVAL;
+			return x86_classify_mem_branch(insn, ai);
 		if (insn->rex_prefix.nbytes &&
 		    X86_REX_B(insn->rex_prefix.bytes[0]))
 			reg += 8;
@@ -319,7 +371,12 @@ static nokprobe_inline bool x86_replay_emulated(u8 replay)
 
 static nokprobe_inline bool x86_replay_has_copy(u8 replay)
 {
-	return !x86_replay_emulated(replay) || replay >= X86_REPLAY_PUSH;
+	return !x86_replay_emulated(replay) || replay >= X86_REPLAY_JMP_MEM;
+}
+
+static nokprobe_inline bool x86_replay_mem_branch(u8 replay)
+{
+	return replay == X86_REPLAY_JMP_MEM || replay == X86_REPLAY_CALL_MEM;
 }
 
 /* The register in the low three bits of @op, extended by REX.B */
@@ -520,6 +577,17 @@ static int x86_prepare_slot(struct kprobe_point *kpp, const u8 *buf,
 	 * boosted copy.
 	 */
 	kpp->ainsn.boostable = !search_exception_tables((unsigned long)kpp->addr);
+	/*
+	 * A jmp or call through memory, stepped only when the hit could not
+	 * read its pointer, becomes a push of the same operand (ff /6): the
+	 * CPU reads the pointer, or takes the fault the original would; the
+	 * step ends in x86_mem_branch_step_done().
+	 */
+	if (x86_replay_mem_branch(kpp->ainsn.replay)) {
+		copy[insn_offset_modrm(insn)] =
+			(insn->modrm.bytes[0] & ~0x38) | (6 << 3);
+		kpp->ainsn.boostable = false;
+	}
 	__text_gen_insn(copy + KPROBE_BOOST_OFFSET + len, JMP32_INSN_OPCODE,
 			boost + len, next, JMP32_INSN_SIZE);
 
@@ -776,8 +844,54 @@ static nokprobe_inline void x86_set_register(struct pt_regs *regs,
 	*(unsigned long *)((u8 *)regs + offset) = val;
 }
 
-/* Replay an emulated instruction on @regs; regs->ip is the probed address + 1. */
-static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
+/*
+ * jmp or call through a pointer in memory.
+ *
+ * Emulated, as a jmp or call through a register is: the address comes
+ * from the registers the int3 saved (rsp included: pt_regs holds the
+ * stack pointer of the probed code) and from the original rip, and the
+ * pointer is read with copy_from_kernel_nofault().  A copy cannot simply
+ * be run instead: a call from a slot would leave the slot's address as
+ * the return address, in the callee's frame for as long as the callee
+ * runs (it may sleep, the slot may be freed meanwhile; unwinders would not
+ * know it).  insn_get_addr_ref() is not used: it needs the whole decoded
+ * instruction at the hit, where the few fields kept at registration do.
+ *
+ * If the pointer cannot be read, the instruction would fault: the caller
+ * steps the copy in the slot instead, which x86_prepare_slot() made a push
+ * of the same operand.  The fault, if the CPU takes it, is then the
+ * original instruction's (moved back to it with its fixup, if any); if
+ * the push succeeds after all, x86_mem_branch_step_done() completes the
+ * jmp or call with the value it pushed.
+ *
+ * Return: false if the pointer could not be read (@regs untouched).
+ */
+static bool x86_emulate_mem_branch(const struct arch_specific_insn *ai,
+				   struct pt_regs *regs, unsigned long next)
+{
+	unsigned long addr = (long)ai->disp, target;
+
+	if (ai->base == X86_EA_RIP)
+		addr += next;
+	else if (ai->base != X86_EA_NONE)
+		addr += regs_get_register(regs, ai->base);
+	if (ai->index != X86_EA_NONE)
+		addr += regs_get_register(regs, ai->index) << ai->scale;
+	if (copy_from_kernel_nofault(&target, (void *)addr, sizeof(target)))
+		return false;
+	if (ai->replay == X86_REPLAY_CALL_MEM)
+		int3_emulate_push(regs, next);
+	regs->ip = target;
+	return true;
+}
+
+NOKPROBE_SYMBOL(x86_emulate_mem_branch);
+
+/*
+ * Replay an emulated instruction on @regs; regs->ip is the probed address + 1.
+ * Return: false if it could not be (x86_emulate_mem_branch()): step it.
+ */
+static bool x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 {
 	const struct arch_specific_insn *ai = &kpp->ainsn;
 	unsigned long next = (unsigned long)kpp->addr + ai->len;
@@ -826,15 +940,9 @@ static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 			      (val & X86_POPF_MASK);
 		regs->ip = next;
 		break;
-	case X86_REPLAY_JMP_RIPMEM:
-		/* The pointer the instruction would load, a kernel address */
-		regs->ip = READ_ONCE(*(unsigned long *)(next + ai->disp));
-		break;
-	case X86_REPLAY_CALL_RIPMEM:
-		val = READ_ONCE(*(unsigned long *)(next + ai->disp));
-		int3_emulate_push(regs, next);
-		regs->ip = val;
-		break;
+	case X86_REPLAY_JMP_MEM:
+	case X86_REPLAY_CALL_MEM:
+		return x86_emulate_mem_branch(ai, regs, next);
 	case X86_REPLAY_PUSH:
 		/* push %rsp pushes the value before the push */
 		int3_emulate_push(regs, regs_get_register(regs, ai->reg));
@@ -857,6 +965,7 @@ static void x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 		regs->ip = next;
 		break;
 	}
+	return true;
 }
 
 NOKPROBE_SYMBOL(x86_emulate_insn);
@@ -878,7 +987,10 @@ static void x86_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
 
 NOKPROBE_SYMBOL(x86_start_step);
 
-/* Step 3: emulate the instruction, or send the CPU to a copy of it. */
+/*
+ * Step 3: emulate the instruction, or send the CPU to a copy of it (also
+ * a jmp or call through memory whose pointer could not be read).
+ */
 static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 		       struct kprobe_ctlblk *kcb, bool need_post)
 {
@@ -898,13 +1010,12 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 
 	if (x86_replay_emulated(kpp->ainsn.replay) &&
 	    !(kpp->ainsn.boostable && !need_post)) {
-		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
-		x86_emulate_insn(kpp, regs);
-		kprobe_replay_done(kpp, regs, kcb);
-		return;
-	}
-
-	if (kpp->ainsn.boostable && !need_post) {
+		if (x86_emulate_insn(kpp, regs)) {
+			kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
+			kprobe_replay_done(kpp, regs, kcb);
+			return;
+		}
+	} else if (kpp->ainsn.boostable && !need_post) {
 		/* Step 3b: no second trap; the hit ends here. */
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
@@ -929,19 +1040,41 @@ static bool x86_replay_nested(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_point_missed(kpp);
 	if (kprobe_opt_diverts(kpp)) {
 		regs->ip = x86_opt_resume_addr(kpp);
-	} else if (x86_replay_emulated(kpp->ainsn.replay)) {
-		x86_emulate_insn(kpp, regs);
-	} else if (kpp->ainsn.boostable) {
-		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
-	} else {
-		if (!kprobe_enter_nested(kcb))
-			return false;
-		x86_start_step(kpp, regs, kcb);
+		return true;
 	}
+	if (x86_replay_emulated(kpp->ainsn.replay) &&
+	    x86_emulate_insn(kpp, regs))
+		return true;
+	if (kpp->ainsn.boostable) {
+		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
+		return true;
+	}
+	if (!kprobe_enter_nested(kcb))
+		return false;
+	x86_start_step(kpp, regs, kcb);
 	return true;
 }
 
 NOKPROBE_SYMBOL(x86_replay_nested);
+
+/*
+ * The push that stood in for a jmp or call through memory has run: the
+ * pointer is on the stack.  A call's return address takes its place, a
+ * jmp pops it.
+ */
+static void x86_mem_branch_step_done(struct kprobe_point *kpp,
+				     struct pt_regs *regs)
+{
+	unsigned long *slot = (unsigned long *)regs->sp;
+
+	regs->ip = *slot;
+	if (kpp->ainsn.replay == X86_REPLAY_CALL_MEM)
+		*slot = (unsigned long)kpp->addr + kpp->ainsn.len;
+	else
+		regs->sp += sizeof(*slot);
+}
+
+NOKPROBE_SYMBOL(x86_mem_branch_step_done);
 
 /* Step 4: the int3 behind the copy in the slot has trapped. */
 static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
@@ -955,6 +1088,8 @@ static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 		pushed_flags = (unsigned long *)regs->sp;
 		*pushed_flags = (*pushed_flags & ~X86_EFLAGS_IF) |
 				kcb->step.saved_if;
+	} else if (x86_replay_mem_branch(kpp->ainsn.replay)) {
+		x86_mem_branch_step_done(kpp, regs);
 	}
 	kprobe_replay_done(kpp, regs, kcb);
 }
