@@ -273,6 +273,16 @@ int arch_populate_kprobe_blacklist(void)
 	static const char * const entry_callees[] = {
 		"preempt_schedule_notrace",
 		/*
+		 * Called by arm64_exit_el1_dbg() on the way out of every BRK
+		 * hit taken while lockdep had interrupts on (e.g. one on
+		 * __lock_acquire(), inside lock_acquire()'s raw irqsave):
+		 * a kprobe here and one on __lock_acquire() together
+		 * corrupted memory within seconds of being armed, with or
+		 * without jump optimization (every-function run); each
+		 * alone is harmless.  Why is not established yet.
+		 */
+		"lockdep_hardirqs_on_prepare",
+		/*
 		 * The accessors preemptible() is made of.  They are static
 		 * inline functions around one inline asm, which GCC's
 		 * inliner counts by the lines of its ALTERNATIVE() and so
