@@ -5,9 +5,11 @@
 # 4 vCPUs for the torture test (TORTURE_S seconds) and judge that log; the
 # same for a distribution-like build with the function tracer, which also
 # runs the in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it);
-# then check our sources with checkpatch, kernel-doc and sparse.  Ends with
-# one summary line "N passed, N failed".  With VARIANT= (e.g. kasan, for
-# make check-deep) the first two on that build, without ftracetest.
+# on x86_64 the MSR fault cases once more on a newer QEMU
+# (harness/check-msr.sh); then check our sources with checkpatch,
+# kernel-doc and sparse.  Ends with one summary line "N passed, N
+# failed".  With VARIANT= (e.g. kasan, for make check-deep) the first two
+# on that build, without ftracetest.
 . "$(dirname "$0")/lib.sh"
 
 arches=${CHECK_ARCHES:-x86_64 arm64}
@@ -59,6 +61,14 @@ for arch in $arches; do
 			count "$(echo "$out" | tail -n 1)"
 		fi
 		echo "console log: $log ($(($(date +%s) - t0)) s)"
+		# The MSR fault cases on a QEMU whose rdmsr can fault
+		if [ "$arch" = x86_64 ] && [ -z "${VARIANT:-}" ]; then
+			out=$(ARCH=$arch "$REPO/harness/check-msr.sh" "$image" \
+				"$results/$name-msr.log") || true
+			echo "$out" | head -n -1
+			echo "$arch: msr cases on the newer QEMU: $(echo "$out" | tail -n 1)"
+			count "$(echo "$out" | tail -n 1)"
+		fi
 		# The torture test, on 4 vCPUs, in a boot of its own without
 		# the KUnit suites (TORTURE_S=0 skips it)
 		if [ "$TORTURE_S" != 0 ]; then

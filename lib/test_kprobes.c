@@ -1934,14 +1934,16 @@ static bool kpt_is_div(struct insn *insn)
 }
 
 /*
- * MSR accesses that fault: an MSR that does not exist, and IA32_PKRS, with
- * reserved bits set when written.  Which fault depends on the CPU, so the
- * tests take the first that does.  QEMU's TCG (7.2) reads every MSR
- * without a fault, unknown ones as 0 (none of 0-0x1fff, 0x40000000-,
- * 0xc0000000-, 0xc0010000-0xc00103ff faulted): there the rdmsr case skips
- * and only the wrmsr one runs.
+ * MSR accesses that fault: an MSR that does not exist, IA32_PKRS with
+ * reserved bits set when written, and a reserved x2APIC register (0x801:
+ * a #GP whether or not the APIC is in x2APIC mode).  Which fault depends
+ * on the CPU, so the tests take the first that does.  QEMU's TCG before
+ * 8.1 reads every MSR without a fault, unknown ones as 0 (none of
+ * 0-0x1fff, 0x40000000-, 0xc0000000-, 0xc0010000-0xc00103ff faulted on
+ * 7.2): there the rdmsr case skips and only the wrmsr one runs.  Later
+ * versions emulate the x2APIC MSRs and fault on 0x801.
  */
-static const u32 kpt_bad_msrs[] = { 0xc0dec0de, 0x6e1 };
+static const u32 kpt_bad_msrs[] = { 0xc0dec0de, 0x801, 0x6e1 };
 #define KPT_BAD_MSR_VAL		(BIT_ULL(63) | BIT_ULL(32))
 
 static u32 kpt_faulting_msr(bool write)
