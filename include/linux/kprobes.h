@@ -463,15 +463,22 @@ static nokprobe_inline bool kprobe_rcu_watching(void)
  * A hit without an exception (x86 detour, ftrace) masks interrupts, as the
  * breakpoint exception would, and tells lockdep as irqentry_nmi_enter()
  * does: lockdep's view may differ from the flags (the idle loop has them
- * masked while lockdep counts them on).  Returns lockdep's view, for
- * kprobe_lockdep_irqs_restore().  Both compile to nothing without lockdep.
+ * masked while lockdep counts them on).  Returns whether lockdep's view
+ * went from on to off, for kprobe_lockdep_irqs_restore(), which turns it
+ * back on only then.  lockdep_hardirqs_off() leaves it on inside lockdep
+ * (lockdep_recursion), in an NMI without TRACE_IRQFLAGS_NMI, and once
+ * lockdep is off; the restore calls lockdep_hardirqs_on_prepare(), which
+ * may be probed, and its hit, back here with lockdep still on, would
+ * restore again: a recursion until the stack overflowed (seen with probes
+ * on it and on __lock_acquire(), whose handler runs inside lockdep).
+ * Both compile to nothing without lockdep.
  */
 static __always_inline bool kprobe_lockdep_irqs_off(void)
 {
 	bool on = lockdep_hardirqs_enabled();
 
 	lockdep_hardirqs_off(CALLER_ADDR0);
-	return on;
+	return on && !lockdep_hardirqs_enabled();
 }
 
 static __always_inline void kprobe_lockdep_irqs_restore(bool on)
