@@ -228,6 +228,41 @@ if [ -w $T/kprobe_events ]; then
 		fi
 	fi
 
+	# lockdep_hardirqs_on_prepare() is what arm64's debug exception exit
+	# calls when lockdep's interrupt state was on at its entry, and that
+	# state stays on for a BRK taken inside lockdep (lock_acquire() around
+	# __lock_acquire()): a BRK on it there recursed until the stack
+	# overflowed.  arm64 refuses it; x86 enters int3 as an NMI, which
+	# clears the state, and may take both.  Either way the kernel survives
+	# a workload with whatever was accepted, and __lock_acquire() is hit.
+	# lockdep.c is built without the function tracer's calls: with
+	# dynamic ftrace kprobe_events refuses both before kprobes sees them
+	# (KUnit's kpt_register_refused_symbol still checks the refusal).
+	if grep -q ' lockdep_hardirqs_on_prepare$' /proc/kallsyms &&
+	   [ ! -f $T/available_filter_functions ]; then
+		echo > $T/trace
+		if echo 'p:kpt/ohp lockdep_hardirqs_on_prepare' > $T/kprobe_events 2>/dev/null; then
+			ohp=accepted
+		else
+			ohp=refused
+		fi
+		echo "guest: a kprobe on lockdep_hardirqs_on_prepare: $ohp"
+		if [ "$(uname -m)" = aarch64 ]; then
+			check lockdep-on-prepare-refused test "$ohp" = refused
+		fi
+		check lock-acquire-probe-created sh -c "echo 'p:kpt/la __lock_acquire' >> $T/kprobe_events"
+		echo 1 > $T/events/kpt/enable
+		for i in 1 2 3 4 5; do
+			ls / > /dev/null
+			cat /proc/self/status > /dev/null
+		done
+		echo 0 > $T/events/kpt/enable
+		grep -E '^ *(ohp|la) ' $T/kprobe_profile
+		check lock-acquire-probe-hit sh -c "grep -E '^ *la +[1-9]' $T/kprobe_profile"
+		echo > $T/kprobe_events
+		check lockdep-probes-removed test -z "$(cat $D/list)"
+	fi
+
 	# A probe on module init text that runs after the module went live
 	# (async init work): disarmed when the init text is retired.
 	check module-init-probe-deferred sh -c "echo 'p:kpt/ai kprobe_target:kprobe_target_async_work' > $T/kprobe_events"

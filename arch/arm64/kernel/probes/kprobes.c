@@ -273,13 +273,19 @@ int arch_populate_kprobe_blacklist(void)
 	static const char * const entry_callees[] = {
 		"preempt_schedule_notrace",
 		/*
-		 * Called by arm64_exit_el1_dbg() on the way out of every BRK
-		 * hit taken while lockdep had interrupts on (e.g. one on
-		 * __lock_acquire(), inside lock_acquire()'s raw irqsave):
-		 * a kprobe here and one on __lock_acquire() together
-		 * corrupted memory within seconds of being armed, with or
-		 * without jump optimization (every-function run); each
-		 * alone is harmless.  Why is not established yet.
+		 * What the debug exception exit calls, when the entry found
+		 * lockdep's interrupt state on.  Inside lockdep's recursion
+		 * guard (lock_acquire() and the like, around
+		 * __lock_acquire()) the entry's lockdep_hardirqs_off() does
+		 * nothing, so that state stays on for any BRK taken there:
+		 * one on this function, hit on the way out of such a BRK
+		 * (a kprobe on __lock_acquire()), finds it on as well, so
+		 * its own exit calls this function again, and so on: every
+		 * level traps once more until the stack overflows.  With
+		 * debug_locks off the state never changes; a probe here
+		 * alone would recurse the same way while it stays on.  (An
+		 * int3 on x86 is entered as an NMI, whose
+		 * lockdep_hardirqs_off() ignores the guard.)
 		 */
 		"lockdep_hardirqs_on_prepare",
 		/*
