@@ -17,6 +17,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/cpufeature.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/jump_label.h>
@@ -36,7 +37,6 @@
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/asm-extable.h>
-#include <asm/cpufeature.h>
 #include <asm/sysreg.h>
 #endif
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the parts of the x86 kprobes backend share: reading and decoding
- * probed text (core.c) for the jump optimizer (opt.c).
+ * probed text (core.c) for the jump optimizer (opt.c).  rethook.c, built
+ * with or without CONFIG_KPROBES, includes this header too, for its
+ * register save and restore macros at the end.
  */
 #ifndef _X86_KERNEL_KPROBES_COMMON_H
 #define _X86_KERNEL_KPROBES_COMMON_H
@@ -10,6 +12,7 @@
 #include <asm/alternative.h>
 #include <asm/insn.h>
 
+#ifdef CONFIG_KPROBES
 int x86_read_text(u8 *buf, unsigned long addr, size_t len);
 int x86_read_original_insn(u8 *buf, unsigned long addr);
 int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai);
@@ -27,6 +30,7 @@ extern struct exception_table_entry __stop___ex_table[];
 
 /* The kernel's alternatives, init data (apply_alternatives() uses them) */
 extern struct alt_instr __alt_instructions[], __alt_instructions_end[];
+#endif /* CONFIG_KPROBES */
 
 /*
  * For arch/x86/kernel/rethook.c, fprobe's return trampoline, which
