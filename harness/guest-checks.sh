@@ -233,7 +233,9 @@ if [ -w $T/kprobe_events ]; then
 	# state stays on for a BRK taken inside lockdep (lock_acquire() around
 	# __lock_acquire()): a BRK on it there recursed until the stack
 	# overflowed.  arm64 refuses it; x86 enters int3 as an NMI, which
-	# clears the state, and may take both.  Either way the kernel survives
+	# clears the state, and may take both (before the detours gave lockdep
+	# back only the change they made, an optimized probe on it recursed
+	# through its own detour there).  Either way the kernel survives
 	# a workload with whatever was accepted, and __lock_acquire() is hit.
 	# lockdep.c is built without the function tracer's calls: with
 	# dynamic ftrace kprobe_events refuses both before kprobes sees them
