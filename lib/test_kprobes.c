@@ -501,7 +501,7 @@ static const char * const kpt_refused_symbols[] = {
 	/* Called by the BRK entry, before the hit is marked */
 	"preempt_schedule_notrace",
 #endif
-#if defined(CONFIG_LOCKDEP) && defined(CONFIG_TRACE_IRQFLAGS)
+#ifdef CONFIG_PROVE_LOCKING
 	/* Called by the BRK exit, which a BRK on it recursed into */
 	"lockdep_hardirqs_on_prepare",
 #endif
