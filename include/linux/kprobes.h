@@ -481,9 +481,9 @@ static __always_inline bool kprobe_lockdep_irqs_off(void)
 	return on && !lockdep_hardirqs_enabled();
 }
 
-static __always_inline void kprobe_lockdep_irqs_restore(bool on)
+static __always_inline void kprobe_lockdep_irqs_restore(bool turned_off)
 {
-	if (on) {
+	if (turned_off) {
 		lockdep_hardirqs_on_prepare();
 		lockdep_hardirqs_on(CALLER_ADDR0);
 	}

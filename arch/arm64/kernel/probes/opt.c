@@ -580,17 +580,17 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 				   struct pt_regs *regs)
 {
 	unsigned long flags;
-	bool redirect, lockdep_on;
+	bool redirect, lockdep_turned_off;
 
 	/* Raw, with lockdep told as on an exception: see kprobes.h */
 	raw_local_irq_save(flags);
-	lockdep_on = kprobe_lockdep_irqs_off();
+	lockdep_turned_off = kprobe_lockdep_irqs_off();
 	redirect = kprobe_opt_hit(kpp, regs);
 	if (!redirect && kpp->ainsn.api.handler) {
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
 		redirect = true;
 	}
-	kprobe_lockdep_irqs_restore(lockdep_on);
+	kprobe_lockdep_irqs_restore(lockdep_turned_off);
 	raw_local_irq_restore(flags);
 	if (!redirect)
 		return 0;

@@ -58,7 +58,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct pt_regs *regs = ftrace_get_regs(fregs);
 	struct kprobe_ctlblk *kcb;
 	unsigned long flags, irq_flags;
-	bool need_post, rcu, lockdep_on;
+	bool need_post, rcu, lockdep_turned_off;
 	struct kprobe_point *kpp;
 	int bit;
 
@@ -69,7 +69,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	/* Interrupts masked, as on a breakpoint hit (see kretprobes.c) */
 	raw_local_irq_save(irq_flags);
-	lockdep_on = kprobe_lockdep_irqs_off();
+	lockdep_turned_off = kprobe_lockdep_irqs_off();
 	rcu = kprobe_rcu_enter(&flags);
 
 	kpp = kprobe_point_lookup((kprobe_opcode_t *)ip);
@@ -97,7 +97,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	kprobe_replay_done(kpp, regs, kcb);
 out:
 	kprobe_rcu_exit(rcu, flags);
-	kprobe_lockdep_irqs_restore(lockdep_on);
+	kprobe_lockdep_irqs_restore(lockdep_turned_off);
 	raw_local_irq_restore(irq_flags);
 	ftrace_test_recursion_unlock(bit);
 }

@@ -549,7 +549,7 @@ __visible void kprobe_opt_callback(struct pt_regs *regs)
 		*(struct kprobe_point **)(body - X86_DETOUR_BODY);
 	unsigned long sp = (unsigned long)(ret_slot + 1);
 	/* kprobe_opt_entry masked interrupts: lockdep learns it here. */
-	bool lockdep_on = kprobe_lockdep_irqs_off();
+	bool lockdep_turned_off = kprobe_lockdep_irqs_off();
 
 	/* As a breakpoint hit at the point would show them */
 	regs->sp = sp;
@@ -563,7 +563,7 @@ __visible void kprobe_opt_callback(struct pt_regs *regs)
 		x86_opt_resume_at(regs, sp, body);
 	preempt_enable();
 	/* popfq gives the flags back, as the return from an exception */
-	kprobe_lockdep_irqs_restore(lockdep_on);
+	kprobe_lockdep_irqs_restore(lockdep_turned_off);
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
