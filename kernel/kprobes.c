@@ -213,7 +213,7 @@ int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
 			continue;
-		this_cpu_inc(*p->hits);
+		kprobe_count(p->hits);
 		if (p->post_handler)
 			need_post = KPROBE_PRE_NEED_POST;
 		if (!p->pre_handler)

@@ -367,11 +367,28 @@ void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb);
 void kprobe_hit_end(struct kprobe_ctlblk *kcb);
 
+/*
+ * The hit counters (kprobe_point.counts, kprobe.hits) are per CPU, and
+ * every hit path counts with interrupts masked on this CPU: the breakpoint
+ * exception masks them, the detours and the ftrace callback mask them
+ * themselves.  So nothing but an NMI can come between a count's load and
+ * its store, and the raw increment does: this_cpu_inc() would wrap it,
+ * where a per-CPU add is more than one instruction (arm64), in a
+ * preemption toggle that costs about ten instructions per count with
+ * CONFIG_PREEMPT.  The price is that a count may be lost where an NMI
+ * hits a probe inside that window on such an arch: these are statistics
+ * (kprobes/stats), not the kprobe's nmissed.
+ */
+static nokprobe_inline void kprobe_count(unsigned long __percpu *counter)
+{
+	raw_cpu_inc(*counter);
+}
+
 /* Count a hit on @kpp, on this CPU */
 static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 					     enum kprobe_hit_kind kind)
 {
-	this_cpu_inc(kpp->counts->n[kind]);
+	kprobe_count(&kpp->counts->n[kind]);
 }
 
 /* The pre_handler of a point's solo kprobe; current_kprobe is left at @p */
@@ -379,7 +396,7 @@ static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
 					    struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
-	this_cpu_inc(*p->hits);
+	kprobe_count(p->hits);
 	return p->pre_handler(p, regs);
 }
 
