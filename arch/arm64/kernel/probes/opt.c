@@ -46,8 +46,8 @@
  * A hit through a detour sees a struct pt_regs as a BRK hit does: the
  * registers, sp, pc (the probed address) and pstate (EL1h, and NZCV,
  * DAIF, PAN, SSBS, TCO and DIT as the probed code had them, the last four
- * where the system has the feature), with the frame record of an
- * exception.  The pre_handlers run with interrupts
+ * where the system has the feature), pmr_save with pseudo-NMIs, and the
+ * frame record of an exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
  * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
@@ -66,17 +66,19 @@
  *      cleaned to the PoU, where no CPU can execute it yet; then the
  *      point becomes DIVERTING and BRK hits on it resume in its copy of
  *      the instruction (a simulated one the BRK path simulates itself).
- *   2. The optimizer's grace periods: besides draining the point, they
- *      put a context synchronization event on every CPU (an exception
- *      return or a context switch), after which no CPU holds stale
- *      instructions of the detour's memory.
- *   3. arch_optimize_kprobe_points(): BRK -> B, written with
- *      aarch64_insn_patch_text_nosync(), which cleans and invalidates the
- *      word to the PoU (broadcast); a CPU that still fetches the BRK
- *      traps and is sent to the detour.  Then an ISB here and
- *      kick_all_cpus_sync() for the other CPUs, which take an IPI: every
- *      CPU has had a context synchronization event and fetches the B from
- *      then on.
+ *   2. The optimizer's grace periods drain the point: no CPU or task is
+ *      left in the copy of the instruction the BRK path used meanwhile.
+ *   3. arch_optimize_kprobe_points(): first kick_all_cpus_sync(), an IPI
+ *      to every other CPU: each takes the exception, a context
+ *      synchronization event, so none holds instructions of the detours'
+ *      memory fetched before step 1 cleaned it (the grace periods give
+ *      no such guarantee: a context switch inside the kernel is not
+ *      one).  As flush_icache_range() does for new code.  Then BRK -> B,
+ *      written with aarch64_insn_patch_text_nosync(), which cleans and
+ *      invalidates the word to the PoU (broadcast); a CPU that still
+ *      fetches the BRK traps and is sent to the detour.  Then an ISB here
+ *      and kick_all_cpus_sync() again: every CPU has had a context
+ *      synchronization event and fetches the B from then on.
  *   4. arch_unoptimize_kprobe_points(): B -> BRK the same way, then the
  *      ISB and kick_all_cpus_sync(), so that when it returns no CPU can
  *      take the B any more; a CPU already past it finishes in the detour
@@ -489,6 +491,8 @@ void arch_optimize_kprobe_points(struct list_head *points)
 
 	/* What was queued for these addresses must land first. */
 	arch_kprobes_commit();
+	/* No CPU may run stale words of the detours once it takes a B. */
+	kick_all_cpus_sync();
 	list_for_each_entry(kpp, points, opt_node) {
 		code = (unsigned long)kpp->opt.detour + ARM64_DETOUR_CODE;
 		b = aarch64_insn_gen_branch_imm((unsigned long)kpp->addr, code,
