@@ -912,6 +912,12 @@ static void kpo_regs_as_on_breakpoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, detoured.pstate & kpo_pstate_present(),
 			kpo_pstate_present());
 	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
+	/* With pseudo-NMIs, from the PMR the probed code had */
+	KUNIT_EXPECT_EQ(test, interrupts_enabled(&detoured),
+			interrupts_enabled(&trapped));
+	KUNIT_EXPECT_TRUE(test, interrupts_enabled(&detoured));
+	if (system_uses_irq_prio_masking())
+		KUNIT_EXPECT_EQ(test, detoured.pmr_save, trapped.pmr_save);
 	/* The frame record an unwinder starts from, as exception entry makes */
 	KUNIT_EXPECT_EQ(test, detoured.stackframe[0], trapped.stackframe[0]);
 	KUNIT_EXPECT_EQ(test, detoured.stackframe[1], trapped.stackframe[1]);

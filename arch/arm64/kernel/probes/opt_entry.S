@@ -91,6 +91,18 @@ alternative_cb_end
 	mrs_s	x3, SYS_PSTATE_DIT
 	orr	x2, x2, x3
 1:	str	x2, [sp, #S_PSTATE]
+	/*
+	 * With pseudo-NMIs the probed code's interrupt mask is its PMR, which
+	 * an exception entry saves for interrupts_enabled(regs) (and which
+	 * kprobe_opt_callback() masks and gives back itself).
+	 */
+alternative_if_not ARM64_HAS_IRQ_PRIO_MASKING
+	b	2f
+alternative_else
+	mrs_s	x3, SYS_ICC_PMR_EL1
+alternative_endif
+	str	x3, [sp, #S_PMR_SAVE]
+2:
 
 	/* 2. */
 	stp	x29, x1, [sp, #S_STACKFRAME]
