@@ -228,16 +228,21 @@ int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(__kprobe_run_pre_handlers);
 
+static nokprobe_inline void kprobe_run_post_handler(struct kprobe *p,
+						    struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	p->post_handler(p, regs, 0);
+}
+
 static void kprobe_run_post_handlers(struct kprobe_point *kpp,
 				     struct pt_regs *regs)
 {
 	struct kprobe *p;
 
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
-		if (kprobe_disabled(p) || !p->post_handler)
-			continue;
-		__this_cpu_write(current_kprobe, p);
-		p->post_handler(p, regs, 0);
+		if (!kprobe_disabled(p) && p->post_handler)
+			kprobe_run_post_handler(p, regs);
 	}
 }
 
@@ -335,9 +340,16 @@ NOKPROBE_SYMBOL(kprobe_hit_end);
 void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
 			struct kprobe_ctlblk *kcb)
 {
+	struct kprobe *p;
+
 	if (kcb->status != KPROBE_REENTER) {
 		kcb->status = KPROBE_HIT_SSDONE;
-		kprobe_run_post_handlers(kpp, regs);
+		/* Pairs with the release in kprobe_point_update_solo_locked(). */
+		p = READ_ONCE(kpp->solo);
+		if (!p)
+			kprobe_run_post_handlers(kpp, regs);
+		else if (p->post_handler)
+			kprobe_run_post_handler(p, regs);
 	}
 	kprobe_hit_end(kcb);
 }
@@ -445,8 +457,7 @@ static void kprobe_point_update_solo_locked(struct kprobe_point *kpp)
 		enabled++;
 		solo = p;
 	}
-	if (enabled != 1 || kpp->gone || !solo->pre_handler ||
-	    solo->post_handler)
+	if (enabled != 1 || kpp->gone || !solo->pre_handler)
 		solo = NULL;
 	/* The kprobe is complete before a hit can find it here. */
 	smp_store_release(&kpp->solo, solo);

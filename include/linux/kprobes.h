@@ -197,9 +197,9 @@ enum kprobe_opt_refusal {
  *	read locklessly by the hit path)
  * @retired: unhashed, waiting to be freed (kprobe_mutex)
  * @solo: the kprobe a hit runs without walking @probes: set when exactly
- *	one kprobe of the point is enabled and it has a pre_handler and no
- *	post_handler, else NULL (kprobe_mutex; read locklessly by the hit
- *	path, published with release semantics)
+ *	one kprobe of the point is enabled and it has a pre_handler, else
+ *	NULL (kprobe_mutex; read locklessly by the hit path, published with
+ *	release semantics)
  * @counts: its hits, by kind, per CPU (each CPU increments its own)
  * @ainsn: the arch's replay of the probed instruction (immutable)
  * @opt_state: &enum kprobe_opt_state (kprobe_mutex; read locklessly by
@@ -401,8 +401,8 @@ static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
 }
 
 /*
- * Run the pre_handlers of @kpp: its solo kprobe (&kprobe_point.solo, one
- * kprobe that needs no post_handler) without walking the list, or
+ * Run the pre_handlers of @kpp: its solo kprobe (&kprobe_point.solo, the
+ * only one enabled) without walking the list, or
  * __kprobe_run_pre_handlers() for the others.  current_kprobe is set
  * before anything that can be probed runs, so a hit in there only counts
  * a miss; it is left on the kprobe that redirected, else on the solo
@@ -419,7 +419,7 @@ static nokprobe_inline int kprobe_dispatch_pre_handlers(struct kprobe_point *kpp
 		return __kprobe_run_pre_handlers(kpp, regs);
 	if (unlikely(kprobe_run_solo(p, regs)))
 		return KPROBE_PRE_REDIRECTED;
-	return 0;
+	return p->post_handler ? KPROBE_PRE_NEED_POST : 0;
 }
 
 /**

@@ -353,7 +353,10 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	if (kpp->ainsn.api.handler) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
-		kprobe_replay_done(kpp, regs, kcb);
+		if (need_post)
+			kprobe_replay_done(kpp, regs, kcb);
+		else
+			kprobe_hit_end(kcb);
 		return;
 	}
 
