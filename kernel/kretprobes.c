@@ -26,9 +26,9 @@
  * this CPU gives an instance back in the middle of a take:
  *
  *  - a take runs with interrupts disabled, as every entry hit does (the
- *    breakpoint exception, and the x86 detour and ftrace handler, which
- *    mask them for that), so no interrupt, softirq or task switch can
- *    return an instance meanwhile;
+ *    breakpoint exception; the x86 and arm64 detours and the x86 ftrace
+ *    handler mask them for that), so no interrupt, softirq or task switch
+ *    can return an instance meanwhile;
  *  - a take runs inside a probe hit (current_kprobe set), so an NMI that
  *    hits an entry probe only counts a miss: it holds no instance it could
  *    give back.
