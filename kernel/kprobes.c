@@ -228,15 +228,16 @@ int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(__kprobe_run_pre_handlers);
 
-static nokprobe_inline void kprobe_run_post_handler(struct kprobe *p,
-						    struct pt_regs *regs)
-{
-	__this_cpu_write(current_kprobe, p);
-	p->post_handler(p, regs, 0);
-}
-
-static void kprobe_run_post_handlers(struct kprobe_point *kpp,
-				     struct pt_regs *regs)
+/**
+ * __kprobe_run_post_handlers() - kprobe_replay_done()'s walk of a point
+ * @kpp: the point whose instruction was replayed
+ * @regs: the context after the instruction
+ *
+ * Runs the post_handler of every enabled kprobe of @kpp that has one.
+ *
+ * Context: hit path, preemption disabled.
+ */
+void __kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 {
 	struct kprobe *p;
 
@@ -246,7 +247,7 @@ static void kprobe_run_post_handlers(struct kprobe_point *kpp,
 	}
 }
 
-NOKPROBE_SYMBOL(kprobe_run_post_handlers);
+NOKPROBE_SYMBOL(__kprobe_run_post_handlers);
 
 /**
  * kprobe_point_missed() - account a hit whose handlers could not run
@@ -304,57 +305,22 @@ bool kprobe_enter_nested(struct kprobe_ctlblk *kcb)
 NOKPROBE_SYMBOL(kprobe_enter_nested);
 
 /**
- * kprobe_hit_end() - end a hit, or a nested hit, with no post_handlers
- * @kcb: this CPU's control block
+ * __kprobe_resume_outer_hit() - kprobe_hit_end() of a nested hit
+ * @kcb: this CPU's control block, parked by kprobe_enter_nested()
  *
- * For a boosted replay (which leaves kprobes at once) and for a fault in
- * the stepped copy.  A nested hit gives the CPU back to the outer one.
+ * Gives the CPU back to the outer hit.
  *
  * Context: breakpoint exception or fault, preemption disabled.
  */
-void kprobe_hit_end(struct kprobe_ctlblk *kcb)
+void __kprobe_resume_outer_hit(struct kprobe_ctlblk *kcb)
 {
-	kcb->point = NULL;
-	if (kcb->status != KPROBE_REENTER) {
-		reset_current_kprobe();
-		return;
-	}
 	__this_cpu_write(current_kprobe, kcb->prev.kp);
 	kcb->status = kcb->prev.status;
 	kcb->point = kcb->prev.point;
 	kcb->step = kcb->prev.step;
 }
 
-NOKPROBE_SYMBOL(kprobe_hit_end);
-
-/**
- * kprobe_replay_done() - the probed instruction has been replayed
- * @kpp: the point
- * @regs: the context after the instruction
- * @kcb: this CPU's control block
- *
- * Runs the post_handlers (not for a nested hit) and ends the hit.
- *
- * Context: breakpoint exception, preemption disabled.
- */
-void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
-			struct kprobe_ctlblk *kcb)
-{
-	struct kprobe *p;
-
-	if (kcb->status != KPROBE_REENTER) {
-		kcb->status = KPROBE_HIT_SSDONE;
-		/* Pairs with the release in kprobe_point_update_solo_locked(). */
-		p = READ_ONCE(kpp->solo);
-		if (!p)
-			kprobe_run_post_handlers(kpp, regs);
-		else if (p->post_handler)
-			kprobe_run_post_handler(p, regs);
-	}
-	kprobe_hit_end(kcb);
-}
-
-NOKPROBE_SYMBOL(kprobe_replay_done);
+NOKPROBE_SYMBOL(__kprobe_resume_outer_hit);
 
 /**
  * kprobe_busy_begin() - make probe hits on this CPU count as missed

@@ -361,11 +361,10 @@ struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr);
 #define KPROBE_PRE_REDIRECTED	1
 #define KPROBE_PRE_NEED_POST	2
 int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
+void __kprobe_run_post_handlers(struct kprobe_point *kpp, struct pt_regs *regs);
 bool kprobe_enter_nested(struct kprobe_ctlblk *kcb);
+void __kprobe_resume_outer_hit(struct kprobe_ctlblk *kcb);
 void kprobe_point_missed(struct kprobe_point *kpp);
-void kprobe_replay_done(struct kprobe_point *kpp, struct pt_regs *regs,
-			struct kprobe_ctlblk *kcb);
-void kprobe_hit_end(struct kprobe_ctlblk *kcb);
 
 /*
  * The hit counters (kprobe_point.counts, kprobe.hits) are per CPU, and
@@ -420,6 +419,62 @@ static nokprobe_inline int kprobe_dispatch_pre_handlers(struct kprobe_point *kpp
 	if (unlikely(kprobe_run_solo(p, regs)))
 		return KPROBE_PRE_REDIRECTED;
 	return p->post_handler ? KPROBE_PRE_NEED_POST : 0;
+}
+
+/**
+ * kprobe_hit_end() - end a hit, or a nested hit, with no post_handlers
+ * @kcb: this CPU's control block
+ *
+ * For a replay that leaves kprobes at once (boosted, or simulated without
+ * post_handlers) and for a fault in the stepped copy.  A nested hit gives
+ * the CPU back to the outer one.
+ *
+ * Context: breakpoint exception or fault, preemption disabled.
+ */
+static nokprobe_inline void kprobe_hit_end(struct kprobe_ctlblk *kcb)
+{
+	kcb->point = NULL;
+	if (unlikely(kcb->status == KPROBE_REENTER))
+		__kprobe_resume_outer_hit(kcb);
+	else
+		reset_current_kprobe();
+}
+
+static nokprobe_inline void kprobe_run_post_handler(struct kprobe *p,
+						    struct pt_regs *regs)
+{
+	__this_cpu_write(current_kprobe, p);
+	p->post_handler(p, regs, 0);
+}
+
+/**
+ * kprobe_replay_done() - the probed instruction has been replayed
+ * @kpp: the point
+ * @regs: the context after the instruction
+ * @kcb: this CPU's control block
+ *
+ * Runs the post_handlers (not for a nested hit): the solo kprobe's
+ * without walking the list, as kprobe_dispatch_pre_handlers() ran its
+ * pre_handler; then ends the hit.
+ *
+ * Context: breakpoint exception, preemption disabled.
+ */
+static nokprobe_inline void kprobe_replay_done(struct kprobe_point *kpp,
+					       struct pt_regs *regs,
+					       struct kprobe_ctlblk *kcb)
+{
+	struct kprobe *p;
+
+	if (kcb->status != KPROBE_REENTER) {
+		kcb->status = KPROBE_HIT_SSDONE;
+		/* Pairs with the release in kprobe_point_update_solo_locked(). */
+		p = READ_ONCE(kpp->solo);
+		if (unlikely(!p))
+			__kprobe_run_post_handlers(kpp, regs);
+		else if (p->post_handler)
+			kprobe_run_post_handler(p, regs);
+	}
+	kprobe_hit_end(kcb);
 }
 
 /**
