@@ -342,8 +342,10 @@ NOKPROBE_SYMBOL(arm64_start_step);
  * Step 3: simulate, boost or step; @need_post says whether post_handlers
  * must run after the instruction.
  */
-static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-			 struct kprobe_ctlblk *kcb, bool need_post)
+static nokprobe_inline void arm64_replay(struct kprobe_point *kpp,
+					 struct pt_regs *regs,
+					 struct kprobe_ctlblk *kcb,
+					 bool need_post)
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
 
@@ -382,8 +384,6 @@ static void arm64_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
 	arm64_start_step(kpp, regs, kcb);
 }
-
-NOKPROBE_SYMBOL(arm64_replay);
 
 /*
  * A hit while this CPU is inside a probe: no handler runs, and the outer

@@ -991,8 +991,10 @@ NOKPROBE_SYMBOL(x86_start_step);
  * Step 3: emulate the instruction, or send the CPU to a copy of it (also
  * a jmp or call through memory whose pointer could not be read).
  */
-static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb, bool need_post)
+static nokprobe_inline void x86_replay(struct kprobe_point *kpp,
+				       struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb,
+				       bool need_post)
 {
 	kcb->status = KPROBE_HIT_SS;
 
@@ -1026,8 +1028,6 @@ static void x86_replay(struct kprobe_point *kpp, struct pt_regs *regs,
 	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
 	x86_start_step(kpp, regs, kcb);
 }
-
-NOKPROBE_SYMBOL(x86_replay);
 
 /*
  * A hit while this CPU is inside a probe: no handler runs, and the outer
