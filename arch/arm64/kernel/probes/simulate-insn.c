@@ -53,8 +53,9 @@ static void branch_to(struct pt_regs *regs, long addr, bool taken, s32 offset)
  */
 void __kprobes simulate_adr_adrp(u32 opcode, long addr, struct pt_regs *regs)
 {
-	s64 imm = sign_extend64(aarch64_insn_decode_immediate(AARCH64_INSN_IMM_ADR,
-							      opcode), 20);
+	/* immhi (bits 23:5) above immlo (bits 30:29), decoded in line */
+	s64 imm = sign_extend64(FIELD_GET(GENMASK(23, 5), opcode) << 2 |
+				FIELD_GET(GENMASK(30, 29), opcode), 20);
 	u64 val;
 
 	if (aarch64_insn_is_adrp(opcode))
