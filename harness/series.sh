@@ -176,19 +176,25 @@ fill() {
 	local f=$1 note=$2
 	if [ -s "$f" ]; then cat "$f"; else echo "[[ LEAD: $note ]]"; fi
 }
+# Each result from this machine's runs, else as recorded in the repo
+# (harness/results/, committed with the run that made it).
+result() {
+	if [ -s "$results/$1" ]; then echo "$results/$1"; else echo "$REPO/harness/results/$1"; fi
+}
 # The step table is only good for the series it was built from.
 steps_txt=$S/steps-table.txt
-if [ -s "$results/series-steps.txt" ] &&
-	[ "$(head -n 1 "$results/series-steps.txt")" = "series $(steps_id)" ]; then
-	tail -n +2 "$results/series-steps.txt" > "$steps_txt"
-else
-	: > "$steps_txt"
-fi
+: > "$steps_txt"
+for steps in "$results/series-steps.txt" "$REPO/harness/results/series-steps.txt"; do
+	if [ -s "$steps" ] && [ "$(head -n 1 "$steps")" = "series $(steps_id)" ]; then
+		tail -n +2 "$steps" > "$steps_txt"
+		break
+	fi
+done
 python3 - "$OUT"/0000-cover-letter.patch "$REPO/harness/series-cover.txt" \
 	"$version" \
-	"$(fill "$results/check.txt" "make check results here (or save its output as \$KPROBES_CACHE/results/check.txt)")" \
-	"$(fill "$results/bench.txt" "benchmark table here (or save it as \$KPROBES_CACHE/results/bench.txt)")" \
-	"$(fill "$results/cross.txt" "make cross results here (make cross saves them as \$KPROBES_CACHE/results/cross.txt)")" \
+	"$(fill "$(result check.txt)" "make check results here (or save its output as \$KPROBES_CACHE/results/check.txt)")" \
+	"$(fill "$(result bench.txt)" "benchmark table here (or save it as \$KPROBES_CACHE/results/bench.txt)")" \
+	"$(fill "$(result cross.txt)" "make cross results here (make cross saves them as \$KPROBES_CACHE/results/cross.txt)")" \
 	"$(fill "$steps_txt" "make patches CHECK=1 results here")" <<'EOF'
 import re, sys
 path, tmpl, version, check, bench, cross, steps = sys.argv[1:]
