@@ -13,7 +13,8 @@
  *              "no_instance=N" for a kretprobe (calls with no free
  *              instance), and how its point's hits were served:
  *              "point: emulated=N boosted=N stepped=N optimized=N
- *              ftrace=N nested=N"
+ *              ftrace=N nested=N", and "not_optimized=<why>" where the
+ *              jump optimizer refused the point (CONFIG_OPTPROBES)
  *
  * Addresses are printed as zeros to readers who may not see kernel
  * addresses, as /proc/kallsyms does.
@@ -123,6 +124,35 @@ static const char * const kprobe_hit_kind_names[NR_KPROBE_HIT_KINDS] = {
 	[KPROBE_HIT_MISSED]	= "nested",
 };
 
+#ifdef CONFIG_OPTPROBES
+static const char * const kprobe_opt_refusal_names[] = {
+	[KPROBE_OPT_CROSSES_FUNCTION]	= "crosses_function",
+	[KPROBE_OPT_UNRELOCATABLE]	= "unrelocatable",
+	[KPROBE_OPT_EXTABLE]		= "extable",
+	[KPROBE_OPT_JUMP_INTO]		= "jump_into",
+	[KPROBE_OPT_INDIRECT_JUMP]	= "indirect_jump",
+	[KPROBE_OPT_RESERVED]		= "reserved",
+	[KPROBE_OPT_NO_DETOUR]		= "no_detour",
+};
+
+/* Why the optimizer left @kpp on its breakpoint, if it looked and refused */
+static void kprobe_stats_show_refusal(struct seq_file *m,
+				      struct kprobe_point *kpp)
+{
+	const char *why = NULL;
+
+	if (kpp->opt_refused < ARRAY_SIZE(kprobe_opt_refusal_names))
+		why = kprobe_opt_refusal_names[kpp->opt_refused];
+	if (why)
+		seq_printf(m, " not_optimized=%s", why);
+}
+#else
+static void kprobe_stats_show_refusal(struct seq_file *m,
+				      struct kprobe_point *kpp)
+{
+}
+#endif
+
 static int kprobe_stats_show(struct seq_file *m, void *v)
 {
 	struct kprobe_point *kpp = list_entry(v, struct kprobe_point, node);
@@ -144,6 +174,7 @@ static int kprobe_stats_show(struct seq_file *m, void *v)
 		seq_puts(m, "  point:");
 		for (i = 0; i < NR_KPROBE_HIT_KINDS; i++)
 			seq_printf(m, " %s=%lu", kprobe_hit_kind_names[i], kinds[i]);
+		kprobe_stats_show_refusal(m, kpp);
 		seq_putc(m, '\n');
 	}
 	return 0;
