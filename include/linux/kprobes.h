@@ -370,8 +370,8 @@ void kprobe_point_missed(struct kprobe_point *kpp);
  * The hit counters (kprobe_point.counts, kprobe.hits) are per CPU, and
  * every hit path counts with interrupts masked on this CPU: the breakpoint
  * exception masks them, the detours and the ftrace callback mask them
- * themselves.  So nothing but an NMI can come between a count's load and
- * its store, and the raw increment does: this_cpu_inc() would wrap it,
+ * themselves.  Nothing but an NMI can come between a count's load and its
+ * store, so the raw increment is enough; this_cpu_inc() would wrap it,
  * where a per-CPU add is more than one instruction (arm64), in a
  * preemption toggle that costs about ten instructions per count with
  * CONFIG_PREEMPT.  The price is that a count may be lost where an NMI
