@@ -333,6 +333,15 @@ static void arm64_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
 	kcb->step.saved_irqflag = regs->pstate & DAIF_MASK;
 	/* Nothing but an NMI may run on this CPU until the step ends. */
 	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
+	/*
+	 * With pseudo-NMIs, irqs_disabled() reads the PMR: make it say what
+	 * PSTATE.I does, as local_daif_mask() would, so that a fault in the
+	 * copy is seen taken with interrupts masked (kprobe_page_fault()).
+	 */
+	if (system_uses_irq_prio_masking()) {
+		kcb->step.saved_pmr = regs->pmr_save;
+		regs->pmr_save = GIC_PRIO_IRQON | GIC_PRIO_PSR_I_SET;
+	}
 	instruction_pointer_set(regs, (unsigned long)kpp->ainsn.insn);
 }
 
@@ -413,6 +422,8 @@ NOKPROBE_SYMBOL(arm64_replay_nested);
 static void arm64_end_step(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 {
 	regs->pstate = (regs->pstate & ~DAIF_MASK) | kcb->step.saved_irqflag;
+	if (system_uses_irq_prio_masking())
+		regs->pmr_save = kcb->step.saved_pmr;
 }
 
 NOKPROBE_SYMBOL(arm64_end_step);
