@@ -79,6 +79,18 @@ grep 'guest-check: not ok ' "$log" | sed 's/^/  /' >&2 || true
 grep -q 'guest-check: end' "$log" || { echo "guest checks did not finish" >&2; fail=1; g_f=$((g_f + 1)); }
 [ "$g_f" = 0 ] || fail=1
 
+# 4. A boot that asked for pseudo-NMIs (arm64, check_cmdline_extra in
+# harness/lib.sh) must have them, or it tested the PSTATE.I masking again:
+# one more guest check, judged here where the whole console log is.
+if grep -q 'Kernel command line:.*irqchip.gicv3_pseudo_nmi=1' "$log"; then
+	if grep -q 'GICv3: Pseudo-NMIs enabled' "$log"; then
+		g_p=$((g_p + 1))
+	else
+		echo "  the boot asked for pseudo-NMIs and did not get them" >&2
+		g_f=$((g_f + 1)) fail=1
+	fi
+fi
+
 passed=$((k_p + g_p))
 failed=$((k_f + k_c + g_f))
 if [ "$fail" != 0 ] && [ "$failed" = 0 ]; then

@@ -7,7 +7,9 @@
 # runs the in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it);
 # on x86_64 the MSR fault cases once more on a newer QEMU
 # (harness/check-msr.sh); then check our sources with checkpatch,
-# kernel-doc and sparse.  Ends with one summary line "N passed, N
+# kernel-doc and sparse.  On arm64 the boots of the plain build (and of
+# VARIANT=) run with pseudo-NMIs on (check_cmdline_extra), those of the
+# ftrace variant without.  Ends with one summary line "N passed, N
 # failed".  With VARIANT= (e.g. kasan, for make check-deep) the first two
 # on that build, without ftracetest.
 . "$(dirname "$0")/lib.sh"
@@ -48,7 +50,8 @@ for arch in $arches; do
 	fi
 	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
 		t0=$(date +%s)
-		ARCH=$arch "$REPO/harness/run-qemu.sh" "$image" "$guest" "$log" || true
+		ARCH=$arch KERNEL_CMDLINE_EXTRA=$(ARCH=$arch check_cmdline_extra) \
+			"$REPO/harness/run-qemu.sh" "$image" "$guest" "$log" || true
 		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"
@@ -74,6 +77,7 @@ for arch in $arches; do
 		if [ "$TORTURE_S" != 0 ]; then
 			t0=$(date +%s)
 			ARCH=$arch SMP=4 KERNEL_CMDLINE="kunit.enable=0 ktt_duration=$TORTURE_S" \
+				KERNEL_CMDLINE_EXTRA=$(ARCH=$arch check_cmdline_extra) \
 				QEMU_TIMEOUT=$((TORTURE_S * 4 + ${QEMU_TIMEOUT:-600})) \
 				"$REPO/harness/run-qemu.sh" "$image" \
 				"$REPO/harness/guest/torture-run.sh" "$tlog" || true

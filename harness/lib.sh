@@ -111,6 +111,16 @@ prepare_tree_with() {
 	"$REPO/harness/prepare-tree.sh" > /dev/null
 }
 
+# The command line that make check's own boots (harness/check.sh,
+# harness/soak.sh) add on $ARCH: on arm64 pseudo-NMIs on, so that
+# "interrupts masked" means the GIC's priority mask (PMR), not PSTATE.I;
+# the guest checks make sure they are (pseudo-nmi-enabled).
+check_cmdline_extra() {
+	if [ "$ARCH" = arm64 ]; then
+		echo irqchip.gicv3_pseudo_nmi=1
+	fi
+}
+
 # What a kernel splat looks like in a console log: any of these fails a run.
 SPLATS='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|debug_locks|INFO: task|rcu_sched self-detected|rcu: INFO|Call Trace:|UBSAN|refcount_t:|list_add corruption|list_del corruption|double fault|kernel stack overflow|KASAN:|KFENCE:|QEMU timed out'
 

@@ -21,6 +21,7 @@ t0=$(date +%s)
 image=$("$REPO/harness/build.sh" | tail -n 1)
 t1=$(date +%s)
 SMP=${SMP:-4} KERNEL_CMDLINE="kunit.enable=0 ktt_duration=$SOAK_S" \
+	KERNEL_CMDLINE_EXTRA=$(check_cmdline_extra) \
 	QEMU_TIMEOUT=${QEMU_TIMEOUT:-$((SOAK_S * 2 + 900))} \
 	"$REPO/harness/run-qemu.sh" "$image" "$REPO/harness/guest/torture-run.sh" \
 	"$log" || echo "the QEMU run failed"
