@@ -31,12 +31,15 @@
 #include <linux/static_call.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
+#include <asm/unaligned.h>
 #ifdef CONFIG_X86_64
 #include <asm/alternative.h>
 #include <asm/asm.h>
+#include <asm/text-patching.h>
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/asm-extable.h>
+#include <asm/insn.h>
 #include <asm/sysreg.h>
 #endif
 
@@ -680,6 +683,62 @@ static void kpo_hit_takes_no_exception(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, kpo_target(3, 0), 10L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+}
+
+/* The text an optimized point's jump takes: its size, and where it goes */
+#ifdef CONFIG_X86_64
+#define KPO_JUMP_SIZE		JMP32_INSN_SIZE
+#define KPO_DETOUR_SIZE		KPROBE_INSN_SLOT_SIZE
+
+/* Return: where the JMP rel32 at @addr goes, or 0 if it is not one */
+static unsigned long kpo_jump_target(const kprobe_opcode_t *addr)
+{
+	if (addr[0] != JMP32_INSN_OPCODE)
+		return 0;
+	return (unsigned long)addr + JMP32_INSN_SIZE +
+	       get_unaligned((const s32 *)(addr + 1));
+}
+#endif
+#ifdef CONFIG_ARM64
+#define KPO_JUMP_SIZE		AARCH64_INSN_SIZE
+#define KPO_DETOUR_SIZE		KPROBE_OPT_DETOUR_SIZE
+
+/* Return: where the B at @addr goes, or 0 if it is not one */
+static unsigned long kpo_jump_target(const kprobe_opcode_t *addr)
+{
+	u32 insn = le32_to_cpu(*(__le32 *)addr);
+
+	if (!aarch64_insn_is_b(insn))
+		return 0;
+	return (unsigned long)addr +
+	       sign_extend64((insn & GENMASK(25, 0)) << 2, 27);
+}
+#endif
+
+/*
+ * An optimized point's text is a jump into its own detour; once the point
+ * is no longer optimized, its text is what it was before the probe.
+ */
+static void kpo_text_is_jump_to_detour(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	u8 orig[KPO_JUMP_SIZE];
+	unsigned long detour, target;
+
+	memcpy(orig, kp.addr, sizeof(orig));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	detour = (unsigned long)kp.point->opt.detour;
+	target = kpo_jump_target(kp.addr);
+	KUNIT_EXPECT_NE(test, detour, 0UL);
+	KUNIT_EXPECT_GE(test, target, detour);
+	KUNIT_EXPECT_LT(test, target, detour + KPO_DETOUR_SIZE);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(orig, kp.addr, sizeof(orig)), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kpo_optimized(&kp));
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, memcmp(orig, kp.addr, sizeof(orig)), 0);
 }
 
 #ifdef CONFIG_X86_64
@@ -1502,10 +1561,11 @@ static void kpo_stress(struct kunit *test)
 		calls_before = atomic_long_read(&kpo_calls);
 		atomic_set(&kpo.hits, 0);
 		/* Optimized, then not (post_handler), then again */
-		wait_for_kprobe_optimizer();
+		KUNIT_EXPECT_TRUE(test, kpo_optimized(&counter));
 		KUNIT_EXPECT_EQ(test, enable_kprobe(&toggler), 0);
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(&counter));
 		KUNIT_EXPECT_EQ(test, disable_kprobe(&toggler), 0);
-		wait_for_kprobe_optimizer();
+		KUNIT_EXPECT_TRUE(test, kpo_optimized(&counter));
 		/* Before the counter goes: calls go on while it is disabled. */
 		hits = atomic_read(&kpo.hits);
 		calls_after = atomic_long_read(&kpo_calls);
@@ -1664,6 +1724,7 @@ static void kpo_unregister_while_inside(struct kunit *test)
 
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_hit_takes_no_exception),
+	KUNIT_CASE(kpo_text_is_jump_to_detour),
 	KUNIT_CASE(kpo_regs_as_on_breakpoint),
 	KUNIT_CASE(kpo_pre_handler_redirects),
 #ifdef CONFIG_X86_64
