@@ -1112,9 +1112,13 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 		.post_handler = kpo_post_target,
 	};
 	unsigned long ret_addr = (unsigned long)kp.addr + AARCH64_INSN_SIZE;
-	struct pt_regs trapped, trapped_at, detoured, detoured_at;
+	/* Four of them do not fit a frame with KASAN's redzones. */
+	struct {
+		struct pt_regs trapped, trapped_at, detoured, detoured_at;
+	} *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	int i;
 
+	KUNIT_ASSERT_NOT_NULL(test, r);
 	memset(&kpo_target_regs, 0, sizeof(kpo_target_regs));
 	KUNIT_ASSERT_EQ(test, register_kprobe(&target), 0);
 
@@ -1122,8 +1126,8 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
 	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_bl), 0x1234L + 105);
 	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_EMULATED), 1UL);
-	trapped = kpo.regs;
-	trapped_at = kpo_target_regs;
+	r->trapped = kpo.regs;
+	r->trapped_at = kpo_target_regs;
 	KUNIT_EXPECT_EQ(test, kpo.post_regs.regs[30], ret_addr);
 	KUNIT_EXPECT_EQ(test, kpo.post_regs.pc, (unsigned long)target.addr);
 	unregister_kprobe(&kp);
@@ -1134,8 +1138,8 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 	memset(&kpo_target_regs, 0, sizeof(kpo_target_regs));
 	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_bl), 0x1234L + 105);
 	KUNIT_EXPECT_EQ(test, kpo_point_hits(&kp, KPROBE_HIT_OPTIMIZED), 1UL);
-	detoured = kpo.regs;
-	detoured_at = kpo_target_regs;
+	r->detoured = kpo.regs;
+	r->detoured_at = kpo_target_regs;
 	unregister_kprobe(&kp);
 	unregister_kprobe(&target);
 
@@ -1146,27 +1150,27 @@ static void kpo_simulated_as_on_breakpoint(struct kunit *test)
 
 	/* Before the BL: what the pre_handler sees */
 	for (i = 0; i < 31; i++)
-		KUNIT_EXPECT_EQ_MSG(test, detoured.regs[i], trapped.regs[i],
+		KUNIT_EXPECT_EQ_MSG(test, r->detoured.regs[i], r->trapped.regs[i],
 				    "x%d", i);
-	KUNIT_EXPECT_EQ(test, detoured.sp, trapped.sp);
-	KUNIT_EXPECT_EQ(test, detoured.pc, trapped.pc);
-	KUNIT_EXPECT_EQ(test, detoured.pc, (unsigned long)kp.addr);
-	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
-			trapped.pstate & ~PSR_BTYPE_MASK);
-	KUNIT_EXPECT_EQ(test, detoured.pstate & kpo_pstate_present(),
+	KUNIT_EXPECT_EQ(test, r->detoured.sp, r->trapped.sp);
+	KUNIT_EXPECT_EQ(test, r->detoured.pc, r->trapped.pc);
+	KUNIT_EXPECT_EQ(test, r->detoured.pc, (unsigned long)kp.addr);
+	KUNIT_EXPECT_EQ(test, r->detoured.pstate & ~PSR_BTYPE_MASK,
+			r->trapped.pstate & ~PSR_BTYPE_MASK);
+	KUNIT_EXPECT_EQ(test, r->detoured.pstate & kpo_pstate_present(),
 			kpo_pstate_present());
 
 	/* Behind it: where the simulation left the CPU, ERET and all */
 	for (i = 0; i < 31; i++)
-		KUNIT_EXPECT_EQ_MSG(test, detoured_at.regs[i], trapped_at.regs[i],
-				    "x%d", i);
-	KUNIT_EXPECT_EQ(test, detoured_at.regs[30], ret_addr);
-	KUNIT_EXPECT_EQ(test, detoured_at.pc, trapped_at.pc);
-	KUNIT_EXPECT_EQ(test, detoured_at.pc, (unsigned long)target.addr);
-	KUNIT_EXPECT_EQ(test, detoured_at.sp, trapped_at.sp);
-	KUNIT_EXPECT_EQ(test, detoured_at.pstate & ~PSR_BTYPE_MASK,
-			trapped_at.pstate & ~PSR_BTYPE_MASK);
-	KUNIT_EXPECT_EQ(test, detoured_at.pstate & kpo_pstate_present(),
+		KUNIT_EXPECT_EQ_MSG(test, r->detoured_at.regs[i],
+				    r->trapped_at.regs[i], "x%d", i);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.regs[30], ret_addr);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.pc, r->trapped_at.pc);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.pc, (unsigned long)target.addr);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.sp, r->trapped_at.sp);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.pstate & ~PSR_BTYPE_MASK,
+			r->trapped_at.pstate & ~PSR_BTYPE_MASK);
+	KUNIT_EXPECT_EQ(test, r->detoured_at.pstate & kpo_pstate_present(),
 			kpo_pstate_present());
 	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
 }
