@@ -181,7 +181,8 @@ ARM64_REFUSED = re.compile(
     r'^(svc|hvc|smc|brk|hlt|dcps\d|eret\w*|bra[ab]z?|blra[ab]z?|reta[ab]|'
     r'ld[a]?xr[bh]?|ld[a]?xp|st[l]?xr[bh]?|st[l]?xp|msr|wfi|wfe|sev|sevl|'
     r'yield|hint|wfit|wfet)\b')
-ARM64_MRS_DAIF = re.compile(r'^mrs\s+\w+,\s*daif\b')
+# Reads of the interrupt mask: DAIF, and the GIC's PMR (pseudo-NMIs)
+ARM64_MRS_DAIF = re.compile(r'^mrs\s+\w+,\s*(daif|icc_pmr_el1|s3_0_c4_c6_0)\b')
 ARM64_FP_LITERAL = re.compile(r'^ldr\s+[qdsbh]\d+,\s*[0-9a-f]+\s*<')
 
 

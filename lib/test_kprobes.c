@@ -1543,6 +1543,8 @@ static const struct kpt_refused_insn kpt_refused_insns[] = {
 	{ "ldxr", -EINVAL },
 	{ "in_exclusive", -EINVAL },
 	{ "msr_daif", -EINVAL },
+	{ "mrs_daif", -EINVAL },
+	{ "mrs_pmr", -EINVAL },
 	{ "wfi", -EINVAL },
 	{ "ldr_lit_q", -EINVAL },
 	{ "brk", -EINVAL },
@@ -1552,6 +1554,9 @@ KPT_INSN_FN(ldxr, "", "	ldxr x2, [x0]\n", "	ret\n");
 KPT_INSN_FN(in_exclusive, "2:	ldxr x2, [x0]\n", "	add x2, x2, #1\n",
 	    "	stxr w3, x2, [x0]\n	cbnz w3, 2b\n	ret\n");
 KPT_INSN_FN(msr_daif, "", "	msr daifset, #2\n", "	ret\n");
+KPT_INSN_FN(mrs_daif, "", "	mrs x2, daif\n", "	ret\n");
+/* ICC_PMR_EL1, as local_save_flags() reads it with pseudo-NMIs (not run) */
+KPT_INSN_FN(mrs_pmr, "", "	mrs x2, s3_0_c4_c6_0\n", "	ret\n");
 KPT_INSN_FN(wfi, "", "	wfi\n", "	ret\n");
 KPT_INSN_FN(ldr_lit_q, "", "	ldr q0, 3f\n",
 	    "	ret\n	.balign 16\n3:	.quad 0, 0\n");

@@ -10,8 +10,10 @@
  *  - rejected (INSN_REJECTED): it cannot be replayed safely: exception
  *    generation and return, the other literal loads, exclusive loads and
  *    stores (the BRK exception clears the exclusive monitor), writes to
- *    PSTATE and reads of DAIF (a step runs with interrupts masked), and
- *    hints that are not known to be harmless;
+ *    PSTATE, reads of DAIF and of ICC_PMR_EL1 (a step runs with
+ *    interrupts masked, by the PMR too with pseudo-NMIs, so the copy
+ *    would read the step's mask, not the probed code's), and hints that
+ *    are not known to be harmless;
  *  - stepped (INSN_GOOD): everything else runs unchanged from a slot.
  */
 
@@ -28,9 +30,12 @@
 #define LOAD_LITERAL_MASK	0x3b000000
 #define LOAD_LITERAL_VAL	0x18000000
 
-/* MRS Xt, DAIF (op0=3, op1=3, CRn=4, CRm=2, op2=1) */
-#define MRS_DAIF_MASK		0xffffffe0
+/* MRS Xt, <sysreg>: the register in op0..op2, Xt in bits 0-4 */
+#define MRS_SYSREG_MASK		0xffffffe0
+/* DAIF (op0=3, op1=3, CRn=4, CRm=2, op2=1) */
 #define MRS_DAIF_VAL		(0xd5200000 | sys_reg(3, 3, 4, 2, 1))
+/* ICC_PMR_EL1: local_save_flags() and friends read it with pseudo-NMIs */
+#define MRS_PMR_VAL		(0xd5200000 | SYS_ICC_PMR_EL1)
 
 static bool insn_rejected(u32 insn)
 {
@@ -43,7 +48,8 @@ static bool insn_rejected(u32 insn)
 	       aarch64_insn_is_exclusive(insn) ||
 	       aarch64_insn_is_msr_imm(insn) ||
 	       aarch64_insn_is_msr_reg(insn) ||
-	       (insn & MRS_DAIF_MASK) == MRS_DAIF_VAL ||
+	       (insn & MRS_SYSREG_MASK) == MRS_DAIF_VAL ||
+	       (insn & MRS_SYSREG_MASK) == MRS_PMR_VAL ||
 	       (aarch64_insn_is_hint(insn) && !aarch64_insn_is_steppable_hint(insn)) ||
 	       (insn & LOAD_LITERAL_MASK) == LOAD_LITERAL_VAL;
 }
