@@ -48,9 +48,10 @@ for arch in $arches; do
 	if [ -z "${VARIANT:-}" ] && [ -z "${CHECK_NO_FTRACETEST:-}" ]; then
 		guest=$REPO/harness/guest/consumers-run.sh
 	fi
+	extra=$(ARCH=$arch check_cmdline_extra)
 	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
 		t0=$(date +%s)
-		ARCH=$arch KERNEL_CMDLINE_EXTRA=$(ARCH=$arch check_cmdline_extra) \
+		ARCH=$arch KERNEL_CMDLINE_EXTRA=$extra \
 			"$REPO/harness/run-qemu.sh" "$image" "$guest" "$log" || true
 		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
 		echo "$out" | head -n -1
@@ -77,7 +78,7 @@ for arch in $arches; do
 		if [ "$TORTURE_S" != 0 ]; then
 			t0=$(date +%s)
 			ARCH=$arch SMP=4 KERNEL_CMDLINE="kunit.enable=0 ktt_duration=$TORTURE_S" \
-				KERNEL_CMDLINE_EXTRA=$(ARCH=$arch check_cmdline_extra) \
+				KERNEL_CMDLINE_EXTRA=$extra \
 				QEMU_TIMEOUT=$((TORTURE_S * 4 + ${QEMU_TIMEOUT:-600})) \
 				"$REPO/harness/run-qemu.sh" "$image" \
 				"$REPO/harness/guest/torture-run.sh" "$tlog" || true

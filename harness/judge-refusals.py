@@ -182,7 +182,7 @@ ARM64_REFUSED = re.compile(
     r'ld[a]?xr[bh]?|ld[a]?xp|st[l]?xr[bh]?|st[l]?xp|msr|wfi|wfe|sev|sevl|'
     r'yield|hint|wfit|wfet)\b')
 # Reads of the interrupt mask: DAIF, and the GIC's PMR (pseudo-NMIs)
-ARM64_MRS_DAIF = re.compile(r'^mrs\s+\w+,\s*(daif|icc_pmr_el1|s3_0_c4_c6_0)\b')
+ARM64_MRS_IRQ_MASK = re.compile(r'^mrs\s+\w+,\s*(daif|icc_pmr_el1|s3_0_c4_c6_0)\b')
 ARM64_FP_LITERAL = re.compile(r'^ldr\s+[qdsbh]\d+,\s*[0-9a-f]+\s*<')
 
 
@@ -231,7 +231,7 @@ def reason(mode, err, addr, sym, insns):
                 X86_MOV_SEG.match(text)):
             return 'refused instruction: %s' % text
     else:
-        if (ARM64_REFUSED.match(text) or ARM64_MRS_DAIF.match(text) or
+        if (ARM64_REFUSED.match(text) or ARM64_MRS_IRQ_MASK.match(text) or
                 ARM64_FP_LITERAL.match(text)):
             return 'refused instruction: %s' % text
     if notrace(addr):
