@@ -197,33 +197,29 @@ NOKPROBE_SYMBOL(kprobe_point_lookup);
  * @kpp: the point that was hit
  * @regs: the probed context
  *
- * Walks the point's kprobes, running every enabled one.
+ * Walks the point's kprobes, running every enabled one.  current_kprobe
+ * is set to each before its pre_handler runs, and left on the last one:
+ * nothing else the walk runs can be probed.
  *
  * Context: hit path, preemption disabled.
  * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
- * kprobes are then skipped), else KPROBE_PRE_NEED_POST if an enabled
- * kprobe has a post_handler, else 0.
+ * kprobes are then skipped), else 0.
  */
 int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 {
-	int need_post = 0;
 	struct kprobe *p;
 
-	__this_cpu_write(current_kprobe, &kprobe_busy);
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
 			continue;
 		kprobe_count(p->hits);
-		if (p->post_handler)
-			need_post = KPROBE_PRE_NEED_POST;
 		if (!p->pre_handler)
 			continue;
 		__this_cpu_write(current_kprobe, p);
 		if (p->pre_handler(p, regs))
 			return KPROBE_PRE_REDIRECTED;
 	}
-	__this_cpu_write(current_kprobe, &kprobe_busy);
-	return need_post;
+	return 0;
 }
 
 NOKPROBE_SYMBOL(__kprobe_run_pre_handlers);
@@ -408,12 +404,17 @@ static int kprobe_point_arm_locked(struct kprobe_point *kpp)
 }
 
 /*
- * The hit path's shortcut (see kprobe_run_pre_handlers()).  A hit that
- * races with the change sees the old value, as it would see the old list.
+ * What the hit path knows of the point without walking its kprobes (see
+ * kprobe_run_pre_handlers()): its solo kprobe, and whether an enabled one
+ * has a post_handler.  A hit that races with the change sees the old
+ * values, as it would see the old list: it may run a new kprobe's
+ * pre_handler and not yet its post_handler, or replay with a trap for a
+ * post_handler that is gone; kprobe_replay_done() asks each kprobe again.
  */
-static void kprobe_point_update_solo_locked(struct kprobe_point *kpp)
+static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 {
 	struct kprobe *p, *solo = NULL;
+	bool post = false;
 	int enabled = 0;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -422,7 +423,9 @@ static void kprobe_point_update_solo_locked(struct kprobe_point *kpp)
 			continue;
 		enabled++;
 		solo = p;
+		post |= !!p->post_handler;
 	}
+	WRITE_ONCE(kpp->post, post);
 	if (enabled != 1 || kpp->gone || !solo->pre_handler)
 		solo = NULL;
 	/* The kprobe is complete before a hit can find it here. */
@@ -439,7 +442,7 @@ static int kprobe_point_update_locked(struct kprobe_point *kpp)
 	bool want = kprobe_point_wants_armed(kpp);
 	int ret = 0;
 
-	kprobe_point_update_solo_locked(kpp);
+	kprobe_point_update_dispatch_locked(kpp);
 
 	if (kpp->armed && (!want || (kpp->ftrace &&
 				     kprobe_ftrace_needs_rearm(kpp)))) {

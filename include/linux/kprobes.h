@@ -98,7 +98,10 @@ struct kprobe {
 
 #ifdef CONFIG_KPROBES
 
-/* Phases of a hit, in struct kprobe_ctlblk::status */
+/*
+ * Phases of a hit, in struct kprobe_ctlblk::status.  Only a replay sets
+ * one (see there); KPROBE_HIT_ACTIVE is kept for the code that names it.
+ */
 #define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
 #define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */
 #define KPROBE_REENTER		0x00000004	/* replaying a nested hit */
@@ -200,6 +203,8 @@ enum kprobe_opt_refusal {
  *	one kprobe of the point is enabled and it has a pre_handler, else
  *	NULL (kprobe_mutex; read locklessly by the hit path, published with
  *	release semantics)
+ * @post: an enabled kprobe of the point has a post_handler (kprobe_mutex;
+ *	read locklessly by the hit path)
  * @counts: its hits, by kind, per CPU (each CPU increments its own)
  * @ainsn: the arch's replay of the probed instruction (immutable)
  * @opt_state: &enum kprobe_opt_state (kprobe_mutex; read locklessly by
@@ -227,6 +232,7 @@ struct kprobe_point {
 	bool ipmodify;
 	bool gone;
 	bool retired;
+	bool post;
 	struct kprobe *solo;
 	struct kprobe_hit_counts __percpu *counts;
 	struct arch_specific_insn ainsn;
@@ -253,7 +259,14 @@ struct kprobe_point {
  * @prev.point: its point
  * @prev.step: its arch state
  *
- * Only the owning CPU touches it, with preemption disabled.
+ * Only the owning CPU touches it, with preemption disabled.  @point is
+ * NULL whenever the CPU is not replaying an instruction: every end of a
+ * replay, or of a nested one, clears it or gives the outer hit's back.
+ * @status only means something while @point is set, and is never left at
+ * KPROBE_REENTER (the end of a nested replay restores the outer status).
+ * So a hit that replays nothing (handlers only: optimized, redirected,
+ * the kretprobe trampoline) writes neither, and one that replays sets
+ * both just before it does.
  */
 struct kprobe_ctlblk {
 	unsigned int status;
@@ -348,7 +361,6 @@ static nokprobe_inline void __kprobe_busy_begin(void)
 {
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy);
-	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
 }
 
 static nokprobe_inline void __kprobe_busy_end(void)
@@ -390,9 +402,12 @@ static nokprobe_inline void kprobe_count_hit(struct kprobe_point *kpp,
 	kprobe_count(&kpp->counts->n[kind]);
 }
 
-/* The pre_handler of a point's solo kprobe; current_kprobe is left at @p */
-static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
-					    struct pt_regs *regs)
+/*
+ * The pre_handler of a point's solo kprobe; current_kprobe is left at @p.
+ * Returns what the pre_handler returned (non-zero: it redirected).
+ */
+static nokprobe_inline int kprobe_run_solo(struct kprobe *p,
+					   struct pt_regs *regs)
 {
 	__this_cpu_write(current_kprobe, p);
 	kprobe_count(p->hits);
@@ -404,18 +419,25 @@ static nokprobe_inline bool kprobe_run_solo(struct kprobe *p,
  * only one enabled) without walking the list, or
  * __kprobe_run_pre_handlers() for the others.  current_kprobe is set
  * before anything that can be probed runs, so a hit in there only counts
- * a miss; it is left on the kprobe that redirected, else on the solo
- * kprobe or &kprobe_busy: the caller sets what it needs next.  Returns as
- * __kprobe_run_pre_handlers() does.
+ * a miss; it is left on the kprobe that redirected, else on the last one
+ * that ran, if any: the caller sets what it needs next.
+ *
+ * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
+ * kprobes are then skipped), else KPROBE_PRE_NEED_POST if an enabled
+ * kprobe has a post_handler, else 0.
  */
 static nokprobe_inline int kprobe_dispatch_pre_handlers(struct kprobe_point *kpp,
 							struct pt_regs *regs)
 {
-	/* Pairs with the release in kprobe_point_update_solo_locked(). */
+	/* Pairs with the release in kprobe_point_update_dispatch_locked(). */
 	struct kprobe *p = READ_ONCE(kpp->solo);
 
-	if (unlikely(!p))
-		return __kprobe_run_pre_handlers(kpp, regs);
+	if (unlikely(!p)) {
+		if (__kprobe_run_pre_handlers(kpp, regs))
+			return KPROBE_PRE_REDIRECTED;
+		/* Kept up to date with the list, not found on the way */
+		return READ_ONCE(kpp->post) ? KPROBE_PRE_NEED_POST : 0;
+	}
 	if (unlikely(kprobe_run_solo(p, regs)))
 		return KPROBE_PRE_REDIRECTED;
 	return p->post_handler ? KPROBE_PRE_NEED_POST : 0;
@@ -467,7 +489,7 @@ static nokprobe_inline void kprobe_replay_done(struct kprobe_point *kpp,
 
 	if (kcb->status != KPROBE_REENTER) {
 		kcb->status = KPROBE_HIT_SSDONE;
-		/* Pairs with the release in kprobe_point_update_solo_locked(). */
+		/* Pairs with the release in kprobe_point_update_dispatch_locked(). */
 		p = READ_ONCE(kpp->solo);
 		if (unlikely(!p))
 			__kprobe_run_post_handlers(kpp, regs);
@@ -616,18 +638,27 @@ int arch_kprobe_opt_region_len(struct kprobe_point *kpp);
 
 bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
 
-/* An optimized hit, once RCU watches and no other hit is in progress */
-static nokprobe_inline bool __kprobe_opt_hit(struct kprobe_point *kpp,
-					     struct pt_regs *regs)
+/*
+ * An optimized hit, once RCU watches and no other hit is in progress.
+ * Returns as kprobe_opt_hit(); an int, not a bool, so that the solo
+ * kprobe's pre_handler's return is tested as it comes.
+ */
+static nokprobe_inline int __kprobe_opt_hit(struct kprobe_point *kpp,
+					    struct pt_regs *regs)
 {
-	bool redirected;
+	/* Pairs with the release in kprobe_point_update_dispatch_locked(). */
+	struct kprobe *p = READ_ONCE(kpp->solo);
+	int redirected;
 
 	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
-	__this_cpu_write(kprobe_ctlblk.status, KPROBE_HIT_ACTIVE);
-	__this_cpu_write(kprobe_ctlblk.point, NULL);
-	/* No post_handler here: the point would not be optimized. */
-	redirected = kprobe_dispatch_pre_handlers(kpp, regs) ==
-		     KPROBE_PRE_REDIRECTED;
+	/*
+	 * No replay, so kprobe_ctlblk is left alone (see there), and no
+	 * post_handler to ask for: the point would not be optimized.
+	 */
+	if (likely(p))
+		redirected = kprobe_run_solo(p, regs);
+	else
+		redirected = __kprobe_run_pre_handlers(kpp, regs);
 	reset_current_kprobe();
 	return redirected;
 }
@@ -642,11 +673,11 @@ static nokprobe_inline bool __kprobe_opt_hit(struct kprobe_point *kpp,
  * inside another) go to kprobe_opt_hit_slow().
  *
  * Context: the arch's detour callback, preemption disabled.
- * Return: true if a pre_handler changed the instruction pointer and asked
- * to resume there instead of running the replaced instructions.
+ * Return: non-zero if a pre_handler changed the instruction pointer and
+ * asked to resume there instead of running the replaced instructions.
  */
-static nokprobe_inline bool kprobe_opt_hit(struct kprobe_point *kpp,
-					   struct pt_regs *regs)
+static nokprobe_inline int kprobe_opt_hit(struct kprobe_point *kpp,
+					  struct pt_regs *regs)
 {
 	if (unlikely(!kprobe_rcu_watching() || kprobe_running()))
 		return kprobe_opt_hit_slow(kpp, regs);

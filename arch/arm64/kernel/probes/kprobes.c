@@ -451,8 +451,6 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 		return DBG_HOOK_ERROR;
 	}
 
-	kcb->status = KPROBE_HIT_ACTIVE;
-	kcb->point = NULL;
 	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		reset_current_kprobe();

@@ -1140,8 +1140,6 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	}
 
-	kcb->status = KPROBE_HIT_ACTIVE;
-	kcb->point = NULL;
 	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		/* A pre_handler moved regs->ip: no replay, no post_handler. */
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);

@@ -83,9 +83,6 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	kprobe_count_hit(kpp, KPROBE_HIT_FTRACE);
 	/* Step 1 */
 	regs->ip = ip + INT3_INSN_SIZE;
-	kcb = get_kprobe_ctlblk();
-	kcb->status = KPROBE_HIT_ACTIVE;
-	kcb->point = NULL;
 	/* Step 2 */
 	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
 		reset_current_kprobe();
@@ -93,6 +90,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	}
 	/* Step 3 */
 	regs->ip = ip + MCOUNT_INSN_SIZE;
+	kcb = get_kprobe_ctlblk();
 	kcb->status = KPROBE_HIT_SS;
 	kprobe_replay_done(kpp, regs, kcb);
 out:
