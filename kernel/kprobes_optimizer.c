@@ -56,6 +56,7 @@
 #include <linux/rcupdate_trace.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
 #include "kprobes_internal.h"
 
@@ -64,6 +65,9 @@
 
 /* debug.kprobes-optimization (kprobe_mutex) */
 int sysctl_kprobes_optimization = 1;
+
+/* Batches of jumps step 3 has written, for the tests (kprobe_mutex) */
+static unsigned long kprobe_opt_nr_batches;
 
 /* Points in QUEUED state, in queueing order (kprobe_mutex) */
 static LIST_HEAD(kprobe_opt_queue);
@@ -296,6 +300,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	mutex_lock(&kprobe_mutex);
 	if (!list_empty(&batch)) {
 		arch_optimize_kprobe_points(&batch);
+		kprobe_opt_nr_batches++;
 		list_for_each_entry_safe(kpp, tmp, &batch, opt_node) {
 			list_del_init(&kpp->opt_node);
 			kprobe_opt_set_state(kpp, KPROBE_OPT_OPTIMIZED);
@@ -323,6 +328,28 @@ void wait_for_kprobe_optimizer(void)
 	flush_delayed_work(&kprobe_opt_work);
 }
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
+
+/**
+ * kprobe_opt_batches() - how many batches of jumps the optimizer has written
+ *
+ * Each batch is one run of steps 2 and 3: one wait for the grace periods
+ * and one text-patching batch, whatever the number of points in it.  For
+ * the tests, which check that points registered together are optimized
+ * together.
+ *
+ * Context: process context, may sleep; not under kprobe_mutex.
+ * Return: the number of batches since boot.
+ */
+unsigned long kprobe_opt_batches(void)
+{
+	unsigned long nr;
+
+	mutex_lock(&kprobe_mutex);
+	nr = kprobe_opt_nr_batches;
+	mutex_unlock(&kprobe_mutex);
+	return nr;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_batches);
 
 /**
  * kprobe_opt_hit_slow() - kprobe_opt_hit() where RCU is not watching or

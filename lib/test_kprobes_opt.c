@@ -1434,10 +1434,16 @@ static void kpo_batch(struct kunit *test)
 {
 	struct kprobe a = KPO_KPROBE(kpo_target), b = KPO_KPROBE(kpo_target2);
 	struct kprobe *kps[] = { &a, &b };
+	unsigned long batches;
 
+	/* Nothing of an earlier case may still be on its way. */
+	wait_for_kprobe_optimizer();
+	batches = kprobe_opt_batches();
 	KUNIT_ASSERT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
 	KUNIT_EXPECT_TRUE(test, kpo_optimized(&a));
 	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&b));
+	/* Both jumps in one batch: one wait for grace periods, one patching */
+	KUNIT_EXPECT_EQ(test, kprobe_opt_batches() - batches, 1UL);
 	KUNIT_EXPECT_EQ(test, kpo_target(1, 0) + kpo_target2(1, 0), 20L);
 	unregister_kprobes(kps, ARRAY_SIZE(kps));
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
@@ -1766,5 +1772,6 @@ static struct kunit_suite kpo_suite = {
 
 kunit_test_suites(&kpo_suite);
 
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 MODULE_DESCRIPTION("KUnit tests for kprobes jump optimization");
 MODULE_LICENSE("GPL");
