@@ -1052,14 +1052,27 @@ static void kpt_disable_one_of_aggregate(struct kunit *test)
 	kpt_target_add(1, 2);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	/* a's post_handler is disabled with it. */
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 0);
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&b), 0);
 	kpt_target_add(1, 2);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
 	KUNIT_EXPECT_EQ(test, enable_kprobe(&a), 0);
 	kpt_target_add(1, 2);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 1);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 1);
+	/* Both enabled: the walk runs both, and a's post_handler after. */
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b), 0);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
 	unregister_kprobe(&a);
+	/* Left with b alone, the point has no post_handler to run. */
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 3);
+	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 2);
 	unregister_kprobe(&b);
 }
 
