@@ -45,7 +45,7 @@
  * NMI) runs no handler: it counts as missed and only replays its
  * instruction, with the outer hit parked in the control block.
  *
- * Text is changed only with text_poke() under text_mutex, followed by
+ * Text is changed only with text_poke_many() under text_mutex, followed by
  * text_poke_sync(): writing one int3 byte over an instruction, or putting
  * the original byte back, is the first and last step of the text_poke_bp()
  * protocol, safe against other CPUs executing the same bytes.
@@ -59,7 +59,6 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/moduleloader.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <asm/alternative.h>
 #include <asm/extable.h>
@@ -640,89 +639,57 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 }
 
 /*
- * int3s written and lifted since the last commit.  They are applied by
- * arch_kprobes_commit(), those that share a page of text and lie within
- * X86_POKE_GAP bytes of each other with one text_poke() (the bytes between
- * them written back as they are), and made visible to every CPU with one
- * text_poke_sync().  (kprobe_mutex)
- *
- * A text_poke() costs about as much as copying a few hundred bytes (it
- * maps the page, and reads back what it wrote): farther apart, two pokes
- * are cheaper apart.
+ * Text changes since the last commit: int3s written and lifted, and the
+ * optimizer's (opt.c).  They are written in the order they were queued,
+ * by text_poke_many(), which maps the pages of many of them at once, when
+ * the queue is full or at the next x86_write_pokes() (kprobe_mutex).
+ * No CPU is certain to see them before a text_poke_sync().
  */
 #define X86_POKE_BATCH	512
-#define X86_POKE_GAP	256
 
 static struct x86_poke {
-	unsigned long addr;
-	unsigned int seq;
-	u8 byte;
+	u8 bytes[JMP32_INSN_SIZE - 1];
 } x86_pokes[X86_POKE_BATCH];
+static struct text_poke_op x86_poke_ops[X86_POKE_BATCH];
 static unsigned int x86_nr_pokes;
-static u8 x86_poke_buf[PAGE_SIZE];
 
-/* By address; for the same address, the later change last. */
-static int x86_poke_cmp(const void *a, const void *b)
+/**
+ * x86_write_pokes() - write the queued text changes
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void x86_write_pokes(void)
 {
-	const struct x86_poke *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->seq < y->seq ? -1 : 1;
-}
-
-/* Are the pokes in order already (often: kallsyms order)? */
-static bool x86_pokes_sorted(void)
-{
-	unsigned int i;
-
-	for (i = 1; i < x86_nr_pokes; i++) {
-		if (x86_pokes[i].addr < x86_pokes[i - 1].addr)
-			return false;
-	}
-	return true;
-}
-
-/* Write what is queued; no CPU is certain to see it before a sync. */
-static void x86_write_pokes(void)
-{
-	unsigned int i, j, k;
-	unsigned long lo, len;
-
 	lockdep_assert_held(&kprobe_mutex);
-	if (!x86_pokes_sorted())
-		sort(x86_pokes, x86_nr_pokes, sizeof(*x86_pokes),
-		     x86_poke_cmp, NULL);
 	mutex_lock(&text_mutex);
-	for (i = 0; i < x86_nr_pokes; i = j) {
-		lo = x86_pokes[i].addr;
-		for (j = i + 1; j < x86_nr_pokes; j++) {
-			if (((x86_pokes[j].addr ^ lo) & PAGE_MASK) ||
-			    x86_pokes[j].addr - x86_pokes[j - 1].addr > X86_POKE_GAP)
-				break;
-		}
-		len = x86_pokes[j - 1].addr - lo + 1;
-		/* Under text_mutex, nobody else changes these bytes. */
-		if (copy_from_kernel_nofault(x86_poke_buf, (void *)lo, len)) {
-			WARN_ONCE(1, "kprobes: cannot read the text at %pS\n",
-				  (void *)lo);
-			continue;
-		}
-		for (k = i; k < j; k++)
-			x86_poke_buf[x86_pokes[k].addr - lo] = x86_pokes[k].byte;
-		text_poke((void *)lo, x86_poke_buf, len);
-	}
+	text_poke_many(x86_poke_ops, x86_nr_pokes);
 	mutex_unlock(&text_mutex);
 	x86_nr_pokes = 0;
 }
 
-static void x86_queue_poke(kprobe_opcode_t *addr, u8 byte)
+/**
+ * x86_queue_poke() - queue a text change
+ * @addr: where
+ * @bytes: what, copied
+ * @len: how many bytes, at most 4; each change must be safe on its own
+ *	against a CPU executing there (see text_poke_bp())
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void x86_queue_poke(void *addr, const void *bytes, size_t len)
 {
+	struct x86_poke *poke;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (WARN_ON_ONCE(len > sizeof(poke->bytes)))
+		return;
 	if (x86_nr_pokes == X86_POKE_BATCH)
 		x86_write_pokes();
-	x86_pokes[x86_nr_pokes].addr = (unsigned long)addr;
-	x86_pokes[x86_nr_pokes].seq = x86_nr_pokes;
-	x86_pokes[x86_nr_pokes++].byte = byte;
+	poke = &x86_pokes[x86_nr_pokes];
+	memcpy(poke->bytes, bytes, len);
+	x86_poke_ops[x86_nr_pokes++] = (struct text_poke_op) {
+		.addr = addr, .opcode = poke->bytes, .len = len,
+	};
 }
 
 /**
@@ -737,7 +704,9 @@ static void x86_queue_poke(kprobe_opcode_t *addr, u8 byte)
  */
 void arch_arm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_queue_poke(kpp->addr, INT3_INSN_OPCODE);
+	static const u8 int3 = INT3_INSN_OPCODE;
+
+	x86_queue_poke(kpp->addr, &int3, INT3_INSN_SIZE);
 }
 
 /**
@@ -748,7 +717,7 @@ void arch_arm_kprobe_point(struct kprobe_point *kpp)
  */
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_queue_poke(kpp->addr, kpp->opcode);
+	x86_queue_poke(kpp->addr, &kpp->opcode, INT3_INSN_SIZE);
 }
 
 /**

@@ -494,17 +494,18 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 	static const u8 int3 = INT3_INSN_OPCODE;
 	struct kprobe_point *kpp;
 
-	mutex_lock(&text_mutex);
-	/* Step 1 */
+	/* Step 1, behind the changes queued before */
 	list_for_each_entry(kpp, points, opt_node)
-		text_poke(kpp->addr, &int3, INT3_INSN_SIZE);
+		x86_queue_poke(kpp->addr, &int3, INT3_INSN_SIZE);
+	x86_write_pokes();
 	text_poke_sync();
 	/* Step 2 */
 	list_for_each_entry(kpp, points, opt_node)
-		text_poke(kpp->addr + INT3_INSN_SIZE, kpp->opt.orig + INT3_INSN_SIZE,
-			  JMP32_INSN_SIZE - INT3_INSN_SIZE);
+		x86_queue_poke(kpp->addr + INT3_INSN_SIZE,
+			       kpp->opt.orig + INT3_INSN_SIZE,
+			       JMP32_INSN_SIZE - INT3_INSN_SIZE);
+	x86_write_pokes();
 	text_poke_sync();
-	mutex_unlock(&text_mutex);
 }
 
 /**
