@@ -42,7 +42,8 @@
  *
  * Retirement, in unregister_kprobes():
  *   1. unlink the kprobe from its point (list_del_rcu); if the point is
- *      now empty, its original instruction goes back;
+ *      now empty, its original instruction goes back, behind its jump if
+ *      it had one: the jumps of all the points go first, in one batch;
  *   2. commit, then unhash the points left empty;
  *   3. kprobes_synchronize(), an expedited RCU grace period: every hit
  *      that could still see the kprobe or the point has finished its
@@ -436,8 +437,14 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
  * Bring the breakpoint (and jump) of @kpp in line with its kprobes and the
  * switch.  Only arming can fail, for a point served by ftrace; the point
  * is then left disarmed.
+ *
+ * With @jumps, a point whose breakpoint must go but has a jump in front of
+ * it is put on @jumps instead, as it is: the caller cancels all those
+ * jumps in one batch (kprobe_opt_cancel_batch_locked()), then updates
+ * these points again.  Until then their hits run the new set of kprobes.
  */
-static int kprobe_point_update_locked(struct kprobe_point *kpp)
+static int __kprobe_point_update_locked(struct kprobe_point *kpp,
+					struct list_head *jumps)
 {
 	bool want = kprobe_point_wants_armed(kpp);
 	int ret = 0;
@@ -446,6 +453,8 @@ static int kprobe_point_update_locked(struct kprobe_point *kpp)
 
 	if (kpp->armed && (!want || (kpp->ftrace &&
 				     kprobe_ftrace_needs_rearm(kpp)))) {
+		if (jumps && kprobe_opt_gather_locked(kpp, jumps))
+			return 0;
 		/* A jump goes before the breakpoint behind it. */
 		kprobe_opt_cancel_locked(kpp);
 		kprobe_point_disarm_locked(kpp);
@@ -454,6 +463,19 @@ static int kprobe_point_update_locked(struct kprobe_point *kpp)
 		ret = kprobe_point_arm_locked(kpp);
 	kprobe_opt_update_locked(kpp);
 	return ret;
+}
+
+/**
+ * kprobe_point_update_locked() - bring a point in line with its kprobes
+ * @kpp: the point
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0, or why a point served by ftrace could not be armed (it is
+ * left disarmed).
+ */
+int kprobe_point_update_locked(struct kprobe_point *kpp)
+{
+	return __kprobe_point_update_locked(kpp, NULL);
 }
 
 /**
@@ -468,15 +490,22 @@ static int kprobe_point_update_locked(struct kprobe_point *kpp)
 int kprobes_set_armed(bool armed)
 {
 	struct kprobe_point *kpp;
+	LIST_HEAD(jumps);
 	int ret = 0, err;
 
 	mutex_lock(&kprobe_mutex);
 	if (kprobes_all_disarmed != !armed) {
 		kprobes_all_disarmed = !armed;
 		list_for_each_entry(kpp, &kprobe_points, node) {
-			err = kprobe_point_update_locked(kpp);
+			err = __kprobe_point_update_locked(kpp, &jumps);
 			if (err && !ret)
 				ret = err;
+		}
+		/* The jumps in one batch, then the int3s behind them */
+		if (!list_empty(&jumps)) {
+			kprobe_opt_cancel_batch_locked(&jumps);
+			list_for_each_entry(kpp, &kprobe_points, node)
+				kprobe_point_update_locked(kpp);
 		}
 		kprobes_commit_locked();
 		pr_info("kprobes globally %s%s\n", armed ? "armed" : "disarmed",
@@ -841,7 +870,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 	ret = kprobe_point_update_locked(kpp);
 	if (ret) {
 		/* Back out: the point is as it was, or empty and retired. */
-		unregister_kprobe_locked(p);
+		unregister_kprobe_locked(p, NULL);
 		kprobes_commit_locked();
 		kprobe_retire_point_locked(kpp, &to_free);
 		/* A hit on the point may still see @p: the caller may free it. */
@@ -892,19 +921,22 @@ EXPORT_SYMBOL_GPL(register_kprobe);
 /**
  * unregister_kprobe_locked() - step 1 of "Retirement"
  * @p: a registered kprobe
+ * @jumps: NULL, or where its point goes if the point's jump must go
  *
- * The caller then commits, retires the point with
+ * With @jumps, the caller then cancels the jumps gathered there in one
+ * batch with kprobe_opt_cancel_batch_locked() and updates the points
+ * (kprobe_point_update_locked()).  It then commits, retires the point with
  * kprobe_retire_point_locked(), waits for a grace period and calls
  * kprobe_unregister_done() and kprobe_points_destroy().
  *
- * Context: kprobe_mutex held.
+ * Context: kprobe_mutex held, may sleep.
  */
-void unregister_kprobe_locked(struct kprobe *p)
+void unregister_kprobe_locked(struct kprobe *p, struct list_head *jumps)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	list_del_rcu(&p->list);
 	WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_OPTIMIZED);
-	kprobe_point_update_locked(p->point);
+	__kprobe_point_update_locked(p->point, jumps);
 }
 
 /**
@@ -984,18 +1016,27 @@ void kprobe_forget_unregistered(struct kprobe *p)
 void unregister_kprobes(struct kprobe **kps, int num)
 {
 	LIST_HEAD(to_free);
+	LIST_HEAD(jumps);
 	int i;
 
 	if (!kps || num <= 0)
 		return;
 	mutex_lock(&kprobe_mutex);
+	/* Step 1 */
 	for (i = 0; i < num; i++) {
 		if (!kps[i])
 			continue;
 		if (kprobe_is_registered_locked(kps[i]))
-			unregister_kprobe_locked(kps[i]);
+			unregister_kprobe_locked(kps[i], &jumps);
 		else
 			kprobe_forget_unregistered(kps[i]);
+	}
+	if (!list_empty(&jumps)) {
+		kprobe_opt_cancel_batch_locked(&jumps);
+		for (i = 0; i < num; i++) {
+			if (kps[i] && kps[i]->point)
+				kprobe_point_update_locked(kps[i]->point);
+		}
 	}
 	/* Step 2 */
 	kprobes_commit_locked();
@@ -1158,8 +1199,14 @@ static void kprobes_kill_range_locked(bool (*match)(unsigned long addr,
 						    void *arg), void *arg)
 {
 	struct kprobe_point *kpp;
+	LIST_HEAD(jumps);
 
 	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(kpp, &kprobe_points, node) {
+		if (match((unsigned long)kpp->addr, arg))
+			kprobe_opt_gather_locked(kpp, &jumps);
+	}
+	kprobe_opt_cancel_batch_locked(&jumps);
 	list_for_each_entry(kpp, &kprobe_points, node) {
 		if (match((unsigned long)kpp->addr, arg))
 			kprobe_point_kill_locked(kpp);

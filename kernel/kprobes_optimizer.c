@@ -40,7 +40,9 @@
  *   OPTIMIZED --(no longer wanted)--> NONE
  *	At once, before the caller returns: the arch puts the breakpoint
  *	back in front of the jump, then the rest of the original text
- *	(arch_unoptimize_kprobe_points()).  Tasks still in the detour leave
+ *	(arch_unoptimize_kprobe_points()), for all the points that go
+ *	together in one batch (kprobe_opt_gather_locked(),
+ *	kprobe_opt_cancel_batch_locked()).  Tasks still in the detour leave
  *	it by its jump back; the detour is freed with the point, after an
  *	RCU-tasks grace period.
  *
@@ -66,8 +68,11 @@
 /* debug.kprobes-optimization (kprobe_mutex) */
 int sysctl_kprobes_optimization = 1;
 
-/* Batches of jumps step 3 has written, for the tests (kprobe_mutex) */
-static unsigned long kprobe_opt_nr_batches;
+/*
+ * Batches of jumps step 3 has written, and batches of jumps removed, for
+ * the tests (kprobe_mutex)
+ */
+static unsigned long kprobe_opt_nr_batches[2];
 
 /* Points in QUEUED state, in queueing order (kprobe_mutex) */
 static LIST_HEAD(kprobe_opt_queue);
@@ -138,15 +143,51 @@ static bool kprobe_opt_wanted(struct kprobe_point *kpp)
 	return !kprobe_opt_blocked(kpp);
 }
 
-/* OPTIMIZED -> NONE for every point on @points (linked by opt_node). */
-static void kprobe_opt_unoptimize_locked(struct list_head *points)
+/**
+ * kprobe_opt_gather_locked() - put an optimized point on a batch to cancel
+ * @kpp: any point; only an OPTIMIZED one is taken
+ * @batch: a list for kprobe_opt_cancel_batch_locked()
+ *
+ * Points that lose their jumps together (unregister_kprobes(), the sysctl,
+ * debugfs kprobes/enabled, text going away) lose them in one batch of text
+ * changes, with two syncs of every CPU in all rather than two per point.
+ * Nothing else may cancel a gathered point before the batch is.
+ *
+ * Context: kprobe_mutex held.
+ * Return: true if @kpp is on @batch (now or already).
+ */
+bool kprobe_opt_gather_locked(struct kprobe_point *kpp,
+			      struct list_head *batch)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (kpp->opt_state != KPROBE_OPT_OPTIMIZED)
+		return false;
+	/* An OPTIMIZED point is on no list, unless gathered already. */
+	if (list_empty(&kpp->opt_node))
+		list_add_tail(&kpp->opt_node, batch);
+	return true;
+}
+
+/**
+ * kprobe_opt_cancel_batch_locked() - OPTIMIZED -> NONE for a batch
+ * @batch: points gathered by kprobe_opt_gather_locked()
+ *
+ * When this returns the jumps are gone and @batch is empty.  A point that
+ * is still wanted optimized is queued again by the next
+ * kprobe_opt_update_locked().
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_opt_cancel_batch_locked(struct list_head *batch)
 {
 	struct kprobe_point *kpp, *tmp;
 
-	if (list_empty(points))
+	lockdep_assert_held(&kprobe_mutex);
+	if (list_empty(batch))
 		return;
-	arch_unoptimize_kprobe_points(points);
-	list_for_each_entry_safe(kpp, tmp, points, opt_node) {
+	arch_unoptimize_kprobe_points(batch);
+	kprobe_opt_nr_batches[1]++;
+	list_for_each_entry_safe(kpp, tmp, batch, opt_node) {
 		list_del_init(&kpp->opt_node);
 		kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
 	}
@@ -174,8 +215,8 @@ void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
 		kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
 		return;
 	case KPROBE_OPT_OPTIMIZED:
-		list_add(&kpp->opt_node, &one);
-		kprobe_opt_unoptimize_locked(&one);
+		kprobe_opt_gather_locked(kpp, &one);
+		kprobe_opt_cancel_batch_locked(&one);
 		return;
 	}
 }
@@ -300,7 +341,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	mutex_lock(&kprobe_mutex);
 	if (!list_empty(&batch)) {
 		arch_optimize_kprobe_points(&batch);
-		kprobe_opt_nr_batches++;
+		kprobe_opt_nr_batches[0]++;
 		list_for_each_entry_safe(kpp, tmp, &batch, opt_node) {
 			list_del_init(&kpp->opt_node);
 			kprobe_opt_set_state(kpp, KPROBE_OPT_OPTIMIZED);
@@ -330,22 +371,24 @@ void wait_for_kprobe_optimizer(void)
 EXPORT_SYMBOL_GPL(wait_for_kprobe_optimizer);
 
 /**
- * kprobe_opt_batches() - how many batches of jumps the optimizer has written
+ * kprobe_opt_batches() - how many batches of jumps have been written or removed
+ * @removed: count the batches of kprobe_opt_cancel_batch_locked() instead
  *
- * Each batch is one run of steps 2 and 3: one wait for the grace periods
- * and one text-patching batch, whatever the number of points in it.  For
+ * A batch written is one run of steps 2 and 3: one wait for the grace
+ * periods and one text-patching batch, whatever the number of points in
+ * it; a batch removed is one call of arch_unoptimize_kprobe_points().  For
  * the tests, which check that points registered together are optimized
- * together.
+ * together, and unregistered together lose their jumps together.
  *
  * Context: process context, may sleep; not under kprobe_mutex.
  * Return: the number of batches since boot.
  */
-unsigned long kprobe_opt_batches(void)
+unsigned long kprobe_opt_batches(bool removed)
 {
 	unsigned long nr;
 
 	mutex_lock(&kprobe_mutex);
-	nr = kprobe_opt_nr_batches;
+	nr = kprobe_opt_nr_batches[removed];
 	mutex_unlock(&kprobe_mutex);
 	return nr;
 }
@@ -384,12 +427,9 @@ static void kprobe_opt_update_all_locked(void)
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (!sysctl_kprobes_optimization) {
-		/* One batch of text changes for all of them */
-		list_for_each_entry(kpp, &kprobe_points, node) {
-			if (kpp->opt_state == KPROBE_OPT_OPTIMIZED)
-				list_add_tail(&kpp->opt_node, &optimized);
-		}
-		kprobe_opt_unoptimize_locked(&optimized);
+		list_for_each_entry(kpp, &kprobe_points, node)
+			kprobe_opt_gather_locked(kpp, &optimized);
+		kprobe_opt_cancel_batch_locked(&optimized);
 	}
 	list_for_each_entry(kpp, &kprobe_points, node)
 		kprobe_opt_update_locked(kpp);

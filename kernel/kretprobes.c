@@ -720,6 +720,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 {
 	struct kretprobe *rp;
 	LIST_HEAD(to_free);
+	LIST_HEAD(jumps);
 	int i;
 
 	if (!rps || num <= 0)
@@ -733,8 +734,16 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 			kprobe_forget_unregistered(&rp->kp);
 			continue;
 		}
-		unregister_kprobe_locked(&rp->kp);
+		unregister_kprobe_locked(&rp->kp, &jumps);
 		kretprobe_pool_detach(rp->pool);
+	}
+	if (!list_empty(&jumps)) {
+		kprobe_opt_cancel_batch_locked(&jumps);
+		for (i = 0; i < num; i++) {
+			rp = rps[i];
+			if (rp && rp->kp.point)
+				kprobe_point_update_locked(rp->kp.point);
+		}
 	}
 	kprobes_commit_locked();
 	for (i = 0; i < num; i++) {

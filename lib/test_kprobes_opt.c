@@ -1429,23 +1429,26 @@ static void kpo_disable_enable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 }
 
-/* Points registered together are optimized in one batch. */
+/* Points registered together are optimized in one batch, and unoptimized in one. */
 static void kpo_batch(struct kunit *test)
 {
 	struct kprobe a = KPO_KPROBE(kpo_target), b = KPO_KPROBE(kpo_target2);
 	struct kprobe *kps[] = { &a, &b };
-	unsigned long batches;
+	unsigned long batches, removed;
 
 	/* Nothing of an earlier case may still be on its way. */
 	wait_for_kprobe_optimizer();
-	batches = kprobe_opt_batches();
+	batches = kprobe_opt_batches(false);
 	KUNIT_ASSERT_EQ(test, register_kprobes(kps, ARRAY_SIZE(kps)), 0);
 	KUNIT_EXPECT_TRUE(test, kpo_optimized(&a));
 	KUNIT_EXPECT_TRUE(test, kprobe_optimized(&b));
 	/* Both jumps in one batch: one wait for grace periods, one patching */
-	KUNIT_EXPECT_EQ(test, kprobe_opt_batches() - batches, 1UL);
+	KUNIT_EXPECT_EQ(test, kprobe_opt_batches(false) - batches, 1UL);
 	KUNIT_EXPECT_EQ(test, kpo_target(1, 0) + kpo_target2(1, 0), 20L);
+	removed = kprobe_opt_batches(true);
 	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	/* And both go in one batch, not one per point */
+	KUNIT_EXPECT_EQ(test, kprobe_opt_batches(true) - removed, 1UL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 }

@@ -637,8 +637,8 @@ void arch_unoptimize_kprobe_points(struct list_head *points);
 int arch_kprobe_opt_region_len(struct kprobe_point *kpp);
 
 bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
-/* For the KUnit tests: batches of jumps written (kprobes_optimizer.c) */
-unsigned long kprobe_opt_batches(void);
+/* For the KUnit tests: batches of jumps written or removed */
+unsigned long kprobe_opt_batches(bool removed);
 
 /*
  * An optimized hit, once RCU watches and no other hit is in progress.
