@@ -100,7 +100,8 @@ struct kprobe {
 
 /*
  * Phases of a hit, in struct kprobe_ctlblk::status.  Only a replay sets
- * one (see there); KPROBE_HIT_ACTIVE is kept for the code that names it.
+ * one (see there).  KPROBE_HIT_ACTIVE is no longer set; it stays as part
+ * of the 6.1 header, which out-of-tree code may use.
  */
 #define KPROBE_HIT_ACTIVE	0x00000001	/* running handlers */
 #define KPROBE_HIT_SS		0x00000002	/* replaying the instruction */

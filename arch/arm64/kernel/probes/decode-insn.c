@@ -30,12 +30,22 @@
 #define LOAD_LITERAL_MASK	0x3b000000
 #define LOAD_LITERAL_VAL	0x18000000
 
-/* MRS Xt, <sysreg>: the register in op0..op2, Xt in bits 0-4 */
-#define MRS_SYSREG_MASK		0xffffffe0
-/* DAIF (op0=3, op1=3, CRn=4, CRm=2, op2=1) */
-#define MRS_DAIF_VAL		(0xd5200000 | sys_reg(3, 3, 4, 2, 1))
-/* ICC_PMR_EL1: local_save_flags() and friends read it with pseudo-NMIs */
-#define MRS_PMR_VAL		(0xd5200000 | SYS_ICC_PMR_EL1)
+/* DAIF (op0=3, op1=3, CRn=4, CRm=2, op2=1); <asm/sysreg.h> has no name */
+#define KPROBE_SYS_DAIF		sys_reg(3, 3, 4, 2, 1)
+
+/*
+ * Is @insn an MRS of @reg, a sys_reg() encoding?  Those have op0..op2 in
+ * the bits an MRS has them in, from bit 5 on; what
+ * aarch64_insn_extract_system_reg() returns has them from bit 0 on.
+ */
+#define KPROBE_SYSREG_SHIFT	5
+
+static bool insn_is_mrs_of(u32 insn, u32 reg)
+{
+	return aarch64_insn_is_mrs(insn) &&
+	       aarch64_insn_extract_system_reg(insn) ==
+	       reg >> KPROBE_SYSREG_SHIFT;
+}
 
 static bool insn_rejected(u32 insn)
 {
@@ -48,8 +58,9 @@ static bool insn_rejected(u32 insn)
 	       aarch64_insn_is_exclusive(insn) ||
 	       aarch64_insn_is_msr_imm(insn) ||
 	       aarch64_insn_is_msr_reg(insn) ||
-	       (insn & MRS_SYSREG_MASK) == MRS_DAIF_VAL ||
-	       (insn & MRS_SYSREG_MASK) == MRS_PMR_VAL ||
+	       insn_is_mrs_of(insn, KPROBE_SYS_DAIF) ||
+	       /* local_save_flags() and friends, with pseudo-NMIs */
+	       insn_is_mrs_of(insn, SYS_ICC_PMR_EL1) ||
 	       (aarch64_insn_is_hint(insn) && !aarch64_insn_is_steppable_hint(insn)) ||
 	       (insn & LOAD_LITERAL_MASK) == LOAD_LITERAL_VAL;
 }
