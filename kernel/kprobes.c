@@ -839,7 +839,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 	ret = kprobe_check_addr(addr, &mod);
 	if (ret)
 		return ret;
-	p->hits = alloc_percpu(unsigned long);
+	p->hits = kprobe_counter_alloc();
 	if (!p->hits) {
 		ret = -ENOMEM;
 		goto out_put;
@@ -850,7 +850,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		kpp = kprobe_point_create(addr);
 		if (IS_ERR(kpp)) {
 			ret = PTR_ERR(kpp);
-			free_percpu(p->hits);
+			kprobe_counter_free(p->hits);
 			p->hits = NULL;
 			goto out_put;
 		}
@@ -961,15 +961,16 @@ void kprobe_retire_point_locked(struct kprobe_point *kpp,
  * @p: a kprobe given to unregister_kprobe_locked(), or one that was not
  *	registered (nothing to do then)
  *
- * Context: process context, after a grace period that began after @p was
- * unlinked.
+ * Context: kprobe_mutex held, after a grace period that began after @p
+ * was unlinked.
  */
 void kprobe_unregister_done(struct kprobe *p)
 {
+	lockdep_assert_held(&kprobe_mutex);
 	if (p->point) {
 		INIT_LIST_HEAD(&p->list);
 		p->point = NULL;
-		free_percpu(p->hits);
+		kprobe_counter_free(p->hits);
 		p->hits = NULL;
 	}
 }
@@ -1048,10 +1049,12 @@ void unregister_kprobes(struct kprobe **kps, int num)
 
 	/* Step 3: pairs with the RCU walks of the hit path. */
 	kprobes_synchronize();
+	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
 		if (kps[i])
 			kprobe_unregister_done(kps[i]);
 	}
+	mutex_unlock(&kprobe_mutex);
 	kprobe_points_destroy(&to_free);
 }
 EXPORT_SYMBOL_GPL(unregister_kprobes);

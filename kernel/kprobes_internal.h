@@ -72,6 +72,9 @@ extern unsigned long __stop_kprobe_blacklist[];
 extern struct list_head kprobe_blacklist;
 extern struct mutex kprobe_blacklist_lock;
 
+unsigned long __percpu *kprobe_counter_alloc(void);
+void kprobe_counter_free(unsigned long __percpu *counter);
+
 int kprobe_blacklist_init(void);
 void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);

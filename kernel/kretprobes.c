@@ -764,8 +764,13 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 			continue;
 		kretprobe_pool_collect(rp->pool);
 		rp->pool = NULL;
-		kprobe_unregister_done(&rp->kp);
 	}
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		if (rps[i])
+			kprobe_unregister_done(&rps[i]->kp);
+	}
+	mutex_unlock(&kprobe_mutex);
 	kprobe_points_destroy(&to_free);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);

@@ -377,6 +377,31 @@ static void kpt_hit_statistics(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, a.hits);
 }
 
+/*
+ * A kprobe's hit counter comes from a chunk shared by many kprobes: one
+ * given back is handed out again, and starts from zero on every CPU.
+ */
+static void kpt_hit_counter_recycled(struct kunit *test)
+{
+	struct kprobe a = KPT_PROBE(kpt_target_add);
+	struct kprobe b = KPT_PROBE(kpt_target_add);
+	unsigned long __percpu *counter;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	kpt_target_add(1, 2);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&a), 2UL);
+	counter = a.hits;
+	unregister_kprobe(&a);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	/* The first free counter: the one @a gave back */
+	KUNIT_EXPECT_PTR_EQ(test, b.hits, counter);
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&b), 0UL);
+	kpt_target_add(1, 2);
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&b), 1UL);
+	unregister_kprobe(&b);
+}
+
 static void kpt_register_both_addr_and_symbol(struct kunit *test)
 {
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
@@ -3106,6 +3131,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_entry_skips_endbr),
 	KUNIT_CASE(kpt_on_func_entry),
 	KUNIT_CASE(kpt_hit_statistics),
+	KUNIT_CASE(kpt_hit_counter_recycled),
 	KUNIT_CASE(kpt_register_both_addr_and_symbol),
 	KUNIT_CASE(kpt_register_neither_addr_nor_symbol),
 	KUNIT_CASE(kpt_register_unknown_symbol),
