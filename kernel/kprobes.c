@@ -50,8 +50,8 @@
  *      handlers, and no CPU is still executing the point's out-of-line
  *      slot (that runs with interrupts disabled);
  *   4. after an RCU-tasks grace period (no task is left inside a boosted
- *      copy of the instruction, see kprobe_point_destroy()), free the
- *      slot and the point.
+ *      copy of the instruction, see kprobe_points_destroy()), free the
+ *      slot and the point, with one callback for the whole batch.
  * A CPU that trapped on the breakpoint before step 2 finds the point, with
  * or without kprobes, and replays its instruction; one that looks it up
  * after finds nothing, sees that the breakpoint is gone and re-executes
@@ -784,11 +784,9 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 	return kpp;
 }
 
-static void kprobe_point_free_work(struct work_struct *work)
+/* What a retired point holds, released once nobody can be using it */
+static void kprobe_point_free(struct kprobe_point *kpp)
 {
-	struct kprobe_point *kpp = container_of(work, struct kprobe_point,
-						free_work);
-
 	kprobe_opt_release_point(kpp);
 	if (!kpp->ftrace)
 		arch_remove_kprobe_point(kpp);
@@ -796,24 +794,36 @@ static void kprobe_point_free_work(struct work_struct *work)
 	kfree(kpp);
 }
 
-static void kprobe_point_free_rcu(struct rcu_head *head)
-{
-	struct kprobe_point *kpp = container_of(head, struct kprobe_point, rcu);
+/**
+ * struct kprobe_point_batch - points retired together, freed together
+ * @rcu: one RCU-tasks callback for all of them
+ * @work: their release, in process context (freeing a slot may sleep)
+ * @points: the points, linked by their node
+ */
+struct kprobe_point_batch {
+	struct rcu_head rcu;
+	struct work_struct work;
+	struct list_head points;
+};
 
-	/* Freeing a slot may sleep: leave softirq context. */
-	INIT_WORK(&kpp->free_work, kprobe_point_free_work);
-	schedule_work(&kpp->free_work);
+static void kprobe_point_batch_free_work(struct work_struct *work)
+{
+	struct kprobe_point_batch *batch =
+		container_of(work, struct kprobe_point_batch, work);
+	struct kprobe_point *kpp, *tmp;
+
+	list_for_each_entry_safe(kpp, tmp, &batch->points, node)
+		kprobe_point_free(kpp);
+	kfree(batch);
 }
 
-/*
- * Step 4 of "Retirement": a task interrupted or preempted inside a boosted
- * copy (which ends with a jmp, not a trap) may still be there after
- * synchronize_rcu(); it has left once it has been through a voluntary
- * context switch, which is what an RCU-tasks grace period waits for.
- */
-static void kprobe_point_destroy(struct kprobe_point *kpp)
+static void kprobe_point_batch_free_rcu(struct rcu_head *head)
 {
-	call_rcu_tasks(&kpp->rcu, kprobe_point_free_rcu);
+	struct kprobe_point_batch *batch =
+		container_of(head, struct kprobe_point_batch, rcu);
+
+	INIT_WORK(&batch->work, kprobe_point_batch_free_work);
+	schedule_work(&batch->work);
 }
 
 /**
@@ -979,14 +989,32 @@ void kprobe_unregister_done(struct kprobe *p)
  * kprobe_points_destroy() - step 4 of "Retirement"
  * @to_free: the points unregister_kprobe_locked() left there
  *
+ * A task interrupted or preempted inside a boosted copy (which ends with
+ * a jmp, not a trap) or a detour may still be there after the grace period
+ * of step 3; it has left once it has been through a voluntary context
+ * switch, which is what an RCU-tasks grace period waits for.  One
+ * callback frees all of @to_free after it; when there is no memory for
+ * it, this waits for the grace period instead.
+ *
  * Context: process context, after the grace period of step 3.
  */
 void kprobe_points_destroy(struct list_head *to_free)
 {
+	struct kprobe_point_batch *batch;
 	struct kprobe_point *kpp, *tmp;
 
+	if (list_empty(to_free))
+		return;
+	batch = kmalloc(sizeof(*batch), GFP_KERNEL);
+	if (batch) {
+		INIT_LIST_HEAD(&batch->points);
+		list_splice_init(to_free, &batch->points);
+		call_rcu_tasks(&batch->rcu, kprobe_point_batch_free_rcu);
+		return;
+	}
+	synchronize_rcu_tasks();
 	list_for_each_entry_safe(kpp, tmp, to_free, node)
-		kprobe_point_destroy(kpp);
+		kprobe_point_free(kpp);
 }
 
 /**

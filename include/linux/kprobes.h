@@ -217,8 +217,6 @@ enum kprobe_opt_refusal {
  *	point or be blocked by it (kprobe_mutex)
  * @opt_node: entry in the optimizer's queue (kprobe_mutex)
  * @opt: the arch's detour (kprobe_mutex; immutable while not NONE)
- * @rcu: delays the release until no task can be running its slot
- * @free_work: releases the point in process context
  *
  * Private to the kprobes core and the arch backends.
  */
@@ -245,8 +243,6 @@ struct kprobe_point {
 	struct list_head opt_node;
 	struct arch_optimized_insn opt;
 #endif
-	struct rcu_head rcu;
-	struct work_struct free_work;
 };
 
 /**
