@@ -708,7 +708,11 @@ static void kprobe_hash_add_locked(struct kprobe_point *kpp)
 	kprobe_opt_neighbours_locked(kpp, true);
 }
 
-/* Unhash @kpp; it leaves kprobe_points for the caller's list @to. */
+/*
+ * Unhash @kpp; it leaves kprobe_points for the caller's list @to.  The
+ * table shrinks when the caller is done (kprobe_retire_done_locked()), once
+ * for all the points it unhashes.
+ */
 static void kprobe_hash_del_locked(struct kprobe_point *kpp,
 				   struct list_head *to)
 {
@@ -717,9 +721,7 @@ static void kprobe_hash_del_locked(struct kprobe_point *kpp,
 	lockdep_assert_held(&kprobe_mutex);
 	hlist_del_rcu(&kpp->hnode[h->idx]);
 	list_move(&kpp->node, to);
-	if (--kprobe_nr_hashed < (1U << h->bits) / 4 &&
-	    h->bits > KPROBE_HASH_MIN_BITS)
-		kprobe_hash_resize_locked(h->bits - 1);
+	kprobe_nr_hashed--;
 	/* The neighbours @kpp kept from being optimized may be now. */
 	kprobe_opt_neighbours_locked(kpp, false);
 }
@@ -883,6 +885,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		unregister_kprobe_locked(p, NULL);
 		kprobes_commit_locked();
 		kprobe_retire_point_locked(kpp, &to_free);
+		kprobe_retire_done_locked();
 		/* A hit on the point may still see @p: the caller may free it. */
 		kprobes_synchronize();
 		kprobe_unregister_done(p);
@@ -936,7 +939,8 @@ EXPORT_SYMBOL_GPL(register_kprobe);
  * With @jumps, the caller then cancels the jumps gathered there in one
  * batch with kprobe_opt_cancel_batch_locked() and updates the points
  * (kprobe_point_update_locked()).  It then commits, retires the point with
- * kprobe_retire_point_locked(), waits for a grace period and calls
+ * kprobe_retire_point_locked() (and, after the last point of the batch,
+ * calls kprobe_retire_done_locked()), waits for a grace period and calls
  * kprobe_unregister_done() and kprobe_points_destroy().
  *
  * Context: kprobe_mutex held, may sleep.
@@ -964,6 +968,28 @@ void kprobe_retire_point_locked(struct kprobe_point *kpp,
 		kpp->retired = true;
 		kprobe_hash_del_locked(kpp, to_free);
 	}
+}
+
+/**
+ * kprobe_retire_done_locked() - the end of step 2 of "Retirement"
+ *
+ * Called once the points of a batch are retired: a table more than four
+ * times as big as its points shrinks, by as many halvings as it takes, at
+ * once.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_retire_done_locked(void)
+{
+	struct kprobe_hash *h = kprobe_hash_deref();
+	unsigned int bits = h->bits;
+
+	lockdep_assert_held(&kprobe_mutex);
+	while (bits > KPROBE_HASH_MIN_BITS &&
+	       kprobe_nr_hashed < (1U << bits) / 4)
+		bits--;
+	if (bits != h->bits)
+		kprobe_hash_resize_locked(bits);
 }
 
 /**
@@ -1073,6 +1099,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		if (kps[i] && kps[i]->point)
 			kprobe_retire_point_locked(kps[i]->point, &to_free);
 	}
+	kprobe_retire_done_locked();
 	mutex_unlock(&kprobe_mutex);
 
 	/* Step 3: pairs with the RCU walks of the hit path. */

@@ -49,6 +49,7 @@ void kprobes_commit_locked(void);
 void kprobes_synchronize(void);
 void kprobe_retire_point_locked(struct kprobe_point *kpp,
 				struct list_head *to_free);
+void kprobe_retire_done_locked(void);
 void kprobe_forget_unregistered(struct kprobe *p);
 void kprobe_unregister_done(struct kprobe *p);
 void kprobe_points_destroy(struct list_head *to_free);

@@ -751,6 +751,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		if (rp && rp->kp.point)
 			kprobe_retire_point_locked(rp->kp.point, &to_free);
 	}
+	kprobe_retire_done_locked();
 	mutex_unlock(&kprobe_mutex);
 
 	/*
