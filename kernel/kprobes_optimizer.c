@@ -53,6 +53,7 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_trace.h>
@@ -121,7 +122,7 @@ static bool kprobe_opt_blocked(struct kprobe_point *kpp)
 		if (kprobe_point_lookup(kprobe_opt_byte(kpp->addr, i)))
 			return true;
 	}
-	for (i = 1; i < KPROBE_OPT_MAX_LEN; i++) {
+	for (i = 1; i <= kpp->opt_back; i++) {
 		other = kprobe_point_lookup(kprobe_opt_byte(kpp->addr, -(long)i));
 		if (other && other->opt_len > i)
 			return true;
@@ -249,10 +250,11 @@ void kprobe_opt_update_locked(struct kprobe_point *kpp)
  * @kpp: the point
  * @added: it was hashed (else it is gone from the hash)
  *
- * The points whose region could cover @kpp's address, or be covered by a
- * region starting there, are looked at again; a new point and those it
- * finds are marked opt_near.  A point that goes without ever having been
- * near another needs no look.
+ * The points whose region could cover @kpp's address (those less than
+ * KPROBE_OPT_MAX_LEN bytes before it in its function), or that @kpp's
+ * region covers, are looked at again; a new point and those it finds are
+ * marked opt_near.  A point that goes without ever having been near
+ * another needs no look.
  *
  * Context: kprobe_mutex held, may sleep.
  */
@@ -264,7 +266,7 @@ void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added)
 	lockdep_assert_held(&kprobe_mutex);
 	if (!added && !kpp->opt_near)
 		return;
-	for (i = 1 - KPROBE_OPT_MAX_LEN; i < KPROBE_OPT_MAX_LEN; i++) {
+	for (i = -(int)kpp->opt_back; i < kpp->opt_len; i++) {
 		other = i ? kprobe_point_lookup(kprobe_opt_byte(kpp->addr, i)) :
 			    NULL;
 		if (!other)
@@ -285,9 +287,18 @@ void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added)
  */
 void kprobe_opt_init_point(struct kprobe_point *kpp)
 {
+	unsigned long offset;
 	int len;
 
 	INIT_LIST_HEAD(&kpp->opt_node);
+	/*
+	 * No region crosses into the next function (the arch refuses it), so
+	 * only the bytes of @kpp's function before it can be another's region.
+	 */
+	if (!kallsyms_lookup_size_offset((unsigned long)kpp->addr, NULL,
+					 &offset))
+		offset = KPROBE_OPT_MAX_LEN - 1;
+	kpp->opt_back = min_t(unsigned long, offset, KPROBE_OPT_MAX_LEN - 1);
 	if (kpp->ftrace)
 		return;
 	len = arch_kprobe_opt_region_len(kpp);

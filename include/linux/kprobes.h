@@ -212,6 +212,8 @@ enum kprobe_opt_refusal {
  *	the hit path)
  * @opt_refused: &enum kprobe_opt_refusal, once the arch looked (kprobe_mutex)
  * @opt_len: bytes of text the jump replaces, once prepared (kprobe_mutex)
+ * @opt_back: bytes of its function before it, at most KPROBE_OPT_MAX_LEN
+ *	- 1: where a point whose region covers it can be (immutable)
  * @opt_near: another point was found within KPROBE_OPT_MAX_LEN bytes when
  *	one of the two was hashed; until then no neighbour can block the
  *	point or be blocked by it (kprobe_mutex)
@@ -239,6 +241,7 @@ struct kprobe_point {
 	u8 opt_state;
 	u8 opt_refused;
 	u8 opt_len;
+	u8 opt_back;
 	bool opt_near;
 	struct list_head opt_node;
 	struct arch_optimized_insn opt;
