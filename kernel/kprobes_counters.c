@@ -103,9 +103,8 @@ unsigned long __percpu *kprobe_counter_alloc(void)
 static bool kprobe_counter_in(struct kprobe_counter_chunk *chunk,
 			      unsigned long __percpu *counter)
 {
-	unsigned long off = (unsigned long)counter - (unsigned long)chunk->base;
-
-	return off < KPROBE_COUNTERS_PER_CHUNK * sizeof(unsigned long);
+	return counter >= chunk->base &&
+	       counter < chunk->base + KPROBE_COUNTERS_PER_CHUNK;
 }
 
 /**
