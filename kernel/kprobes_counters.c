@@ -14,7 +14,7 @@
  * The chunks with a free counter come first on kprobe_counter_chunks, so
  * that an allocation looks at one chunk; a chunk with none left moves to
  * the tail, and back to the head when one of its counters is freed.  An
- * empty chunk is freed, unless it is the only one.
+ * empty chunk is freed.
  *
  * A counter is freed once no hit can increment it any more (after the
  * grace period of unregistration), and zeroed when it is handed out
@@ -26,12 +26,16 @@
 
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "kprobes_internal.h"
 
-/* Counters per chunk: a page of them on each CPU */
-#define KPROBE_COUNTERS_PER_CHUNK	(PAGE_SIZE / sizeof(unsigned long))
+/*
+ * Counters per chunk: 4 KiB of them on each CPU, whatever the page size
+ * (a 64 KiB page on every CPU would be a lot to hold for one kprobe)
+ */
+#define KPROBE_COUNTERS_PER_CHUNK	(SZ_4K / sizeof(unsigned long))
 
 /**
  * struct kprobe_counter_chunk - KPROBE_COUNTERS_PER_CHUNK per-CPU counters
@@ -129,7 +133,7 @@ void kprobe_counter_free(unsigned long __percpu *counter)
 found:
 	__clear_bit(counter - chunk->base, chunk->used);
 	chunk->nr_used--;
-	if (!chunk->nr_used && !list_is_singular(&kprobe_counter_chunks)) {
+	if (!chunk->nr_used) {
 		list_del(&chunk->node);
 		free_percpu(chunk->base);
 		kfree(chunk);

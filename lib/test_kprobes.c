@@ -383,10 +383,13 @@ static void kpt_hit_statistics(struct kunit *test)
  */
 static void kpt_hit_counter_recycled(struct kunit *test)
 {
+	struct kprobe keep = KPT_PROBE(kpt_target_sub);
 	struct kprobe a = KPT_PROBE(kpt_target_add);
 	struct kprobe b = KPT_PROBE(kpt_target_add);
 	unsigned long __percpu *counter;
 
+	/* @keep's counter keeps the chunk that @a's comes from */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&keep), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
 	kpt_target_add(1, 2);
 	kpt_target_add(1, 2);
@@ -400,6 +403,7 @@ static void kpt_hit_counter_recycled(struct kunit *test)
 	kpt_target_add(1, 2);
 	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&b), 1UL);
 	unregister_kprobe(&b);
+	unregister_kprobe(&keep);
 }
 
 static void kpt_register_both_addr_and_symbol(struct kunit *test)
