@@ -439,9 +439,9 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
  * is then left disarmed.
  *
  * With @jumps, a point whose breakpoint must go but has a jump in front of
- * it is put on @jumps instead, as it is: the caller cancels all those
- * jumps in one batch (kprobe_opt_cancel_batch_locked()), then updates
- * these points again.  Until then their hits run the new set of kprobes.
+ * it is put on @jumps instead, as it is: the caller then hands @jumps to
+ * kprobe_points_drop_jumps_locked().  Until then their hits run the new
+ * set of kprobes.
  */
 static int __kprobe_point_update_locked(struct kprobe_point *kpp,
 					struct list_head *jumps)
@@ -478,6 +478,28 @@ int kprobe_point_update_locked(struct kprobe_point *kpp)
 	return __kprobe_point_update_locked(kpp, NULL);
 }
 
+static void kprobe_point_update_after_jump(struct kprobe_point *kpp)
+{
+	__kprobe_point_update_locked(kpp, NULL);
+}
+
+/**
+ * kprobe_points_drop_jumps_locked() - finish the points left on @jumps
+ * @jumps: the points __kprobe_point_update_locked() left there
+ *
+ * Their jumps go in one batch of text changes, then each point is brought
+ * in line with its kprobes: its breakpoint goes behind its jump.  Every
+ * batched update of points (unregister_kprobes(), unregister_kretprobes(),
+ * debugfs kprobes/enabled, text going away) ends with this; the caller
+ * commits after it.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_points_drop_jumps_locked(struct list_head *jumps)
+{
+	kprobe_opt_cancel_batch_locked(jumps, kprobe_point_update_after_jump);
+}
+
 /**
  * kprobes_set_armed() - the global switch behind debugfs kprobes/enabled
  * @armed: false to lift every breakpoint, true to put back those of
@@ -501,12 +523,7 @@ int kprobes_set_armed(bool armed)
 			if (err && !ret)
 				ret = err;
 		}
-		/* The jumps in one batch, then the int3s behind them */
-		if (!list_empty(&jumps)) {
-			kprobe_opt_cancel_batch_locked(&jumps);
-			list_for_each_entry(kpp, &kprobe_points, node)
-				kprobe_point_update_locked(kpp);
-		}
+		kprobe_points_drop_jumps_locked(&jumps);
 		kprobes_commit_locked();
 		pr_info("kprobes globally %s%s\n", armed ? "armed" : "disarmed",
 			ret ? ", but some could not be armed" : "");
@@ -936,9 +953,8 @@ EXPORT_SYMBOL_GPL(register_kprobe);
  * @p: a registered kprobe
  * @jumps: NULL, or where its point goes if the point's jump must go
  *
- * With @jumps, the caller then cancels the jumps gathered there in one
- * batch with kprobe_opt_cancel_batch_locked() and updates the points
- * (kprobe_point_update_locked()).  It then commits, retires the point with
+ * With @jumps, the caller then finishes the points gathered there with
+ * kprobe_points_drop_jumps_locked().  It then commits, retires the point with
  * kprobe_retire_point_locked() (and, after the last point of the batch,
  * calls kprobe_retire_done_locked()), waits for a grace period and calls
  * kprobe_unregister_done() and kprobe_points_destroy().
@@ -1086,13 +1102,7 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		else
 			kprobe_forget_unregistered(kps[i]);
 	}
-	if (!list_empty(&jumps)) {
-		kprobe_opt_cancel_batch_locked(&jumps);
-		for (i = 0; i < num; i++) {
-			if (kps[i] && kps[i]->point)
-				kprobe_point_update_locked(kps[i]->point);
-		}
-	}
+	kprobe_points_drop_jumps_locked(&jumps);
 	/* Step 2 */
 	kprobes_commit_locked();
 	for (i = 0; i < num; i++) {
@@ -1238,9 +1248,11 @@ NOKPROBE_SYMBOL(get_kprobe);
 /*
  * The text under @kpp is about to be freed: disarm it while it is still
  * there (it may still run: async module init, the end of kernel init),
- * then never touch it again.
+ * then never touch it again.  An optimized point is left on @jumps: the
+ * caller's kprobe_points_drop_jumps_locked() disarms it.
  */
-static void kprobe_point_kill_locked(struct kprobe_point *kpp)
+static void kprobe_point_kill_locked(struct kprobe_point *kpp,
+				     struct list_head *jumps)
 {
 	struct kprobe *p;
 
@@ -1248,7 +1260,7 @@ static void kprobe_point_kill_locked(struct kprobe_point *kpp)
 	if (kpp->gone)
 		return;
 	WRITE_ONCE(kpp->gone, true);
-	kprobe_point_update_locked(kpp);
+	__kprobe_point_update_locked(kpp, jumps);
 	list_for_each_entry(p, &kpp->probes, list)
 		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
 }
@@ -1262,13 +1274,9 @@ static void kprobes_kill_range_locked(bool (*match)(unsigned long addr,
 	lockdep_assert_held(&kprobe_mutex);
 	list_for_each_entry(kpp, &kprobe_points, node) {
 		if (match((unsigned long)kpp->addr, arg))
-			kprobe_opt_gather_locked(kpp, &jumps);
+			kprobe_point_kill_locked(kpp, &jumps);
 	}
-	kprobe_opt_cancel_batch_locked(&jumps);
-	list_for_each_entry(kpp, &kprobe_points, node) {
-		if (match((unsigned long)kpp->addr, arg))
-			kprobe_point_kill_locked(kpp);
-	}
+	kprobe_points_drop_jumps_locked(&jumps);
 	/* Before the text goes */
 	kprobes_commit_locked();
 }

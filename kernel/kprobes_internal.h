@@ -45,6 +45,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 			   bool on_func_entry);
 void unregister_kprobe_locked(struct kprobe *p, struct list_head *jumps);
 int kprobe_point_update_locked(struct kprobe_point *kpp);
+void kprobe_points_drop_jumps_locked(struct list_head *jumps);
 void kprobes_commit_locked(void);
 void kprobes_synchronize(void);
 void kprobe_retire_point_locked(struct kprobe_point *kpp,
@@ -87,7 +88,8 @@ void kprobe_opt_update_locked(struct kprobe_point *kpp);
 void kprobe_opt_cancel_locked(struct kprobe_point *kpp);
 bool kprobe_opt_gather_locked(struct kprobe_point *kpp,
 			      struct list_head *batch);
-void kprobe_opt_cancel_batch_locked(struct list_head *batch);
+void kprobe_opt_cancel_batch_locked(struct list_head *batch,
+				    void (*then)(struct kprobe_point *kpp));
 void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added);
 #else
 static inline void kprobe_opt_init_point(struct kprobe_point *kpp)
@@ -112,7 +114,9 @@ static inline bool kprobe_opt_gather_locked(struct kprobe_point *kpp,
 	return false;
 }
 
-static inline void kprobe_opt_cancel_batch_locked(struct list_head *batch)
+static inline void
+kprobe_opt_cancel_batch_locked(struct list_head *batch,
+			       void (*then)(struct kprobe_point *kpp))
 {
 }
 

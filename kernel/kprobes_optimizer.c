@@ -172,14 +172,17 @@ bool kprobe_opt_gather_locked(struct kprobe_point *kpp,
 /**
  * kprobe_opt_cancel_batch_locked() - OPTIMIZED -> NONE for a batch
  * @batch: points gathered by kprobe_opt_gather_locked()
+ * @then: NULL, or called on each point of @batch once all their jumps
+ *	are gone and the point is off @batch
  *
  * When this returns the jumps are gone and @batch is empty.  A point that
  * is still wanted optimized is queued again by the next
- * kprobe_opt_update_locked().
+ * kprobe_opt_update_locked(), which @then may be.
  *
  * Context: kprobe_mutex held, may sleep.
  */
-void kprobe_opt_cancel_batch_locked(struct list_head *batch)
+void kprobe_opt_cancel_batch_locked(struct list_head *batch,
+				    void (*then)(struct kprobe_point *kpp))
 {
 	struct kprobe_point *kpp, *tmp;
 
@@ -191,6 +194,8 @@ void kprobe_opt_cancel_batch_locked(struct list_head *batch)
 	list_for_each_entry_safe(kpp, tmp, batch, opt_node) {
 		list_del_init(&kpp->opt_node);
 		kprobe_opt_set_state(kpp, KPROBE_OPT_NONE);
+		if (then)
+			then(kpp);
 	}
 }
 
@@ -217,7 +222,7 @@ void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
 		return;
 	case KPROBE_OPT_OPTIMIZED:
 		kprobe_opt_gather_locked(kpp, &one);
-		kprobe_opt_cancel_batch_locked(&one);
+		kprobe_opt_cancel_batch_locked(&one, NULL);
 		return;
 	}
 }
@@ -440,7 +445,7 @@ static void kprobe_opt_update_all_locked(void)
 	if (!sysctl_kprobes_optimization) {
 		list_for_each_entry(kpp, &kprobe_points, node)
 			kprobe_opt_gather_locked(kpp, &optimized);
-		kprobe_opt_cancel_batch_locked(&optimized);
+		kprobe_opt_cancel_batch_locked(&optimized, NULL);
 	}
 	list_for_each_entry(kpp, &kprobe_points, node)
 		kprobe_opt_update_locked(kpp);

@@ -737,14 +737,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		unregister_kprobe_locked(&rp->kp, &jumps);
 		kretprobe_pool_detach(rp->pool);
 	}
-	if (!list_empty(&jumps)) {
-		kprobe_opt_cancel_batch_locked(&jumps);
-		for (i = 0; i < num; i++) {
-			rp = rps[i];
-			if (rp && rp->kp.point)
-				kprobe_point_update_locked(rp->kp.point);
-		}
-	}
+	kprobe_points_drop_jumps_locked(&jumps);
 	kprobes_commit_locked();
 	for (i = 0; i < num; i++) {
 		rp = rps[i];
