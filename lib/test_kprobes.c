@@ -1539,6 +1539,12 @@ KPT_INSN_FN(ldr_lit_w, "", "	ldr w2, 3f\n",
 	    "	add x0, x2, x1\n	ret\n	.balign 4\n3:	.long 0xfffffff0\n");
 KPT_INSN_FN(ldrsw_lit, "", "	ldrsw x2, 3f\n",
 	    "	add x0, x2, x1\n	ret\n	.balign 4\n3:	.long -5\n");
+/* Simulated: they do nothing (the BTIs unless the kernel uses BTI) */
+KPT_INSN_FN(nop, "	mov x2, x0\n", "	nop\n", "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(bti, "	mov x2, x0\n", "	hint #32\n", "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(bti_c, "	mov x2, x0\n", "	hint #34\n", "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(bti_j, "	mov x2, x0\n", "	hint #36\n", "	add x0, x2, x1\n	ret\n");
+KPT_INSN_FN(bti_jc, "	mov x2, x0\n", "	hint #38\n", "	add x0, x2, x1\n	ret\n");
 /* Stepped out of line (or boosted) */
 KPT_INSN_FN(add, "", "	add x0, x0, x1\n", "	ret\n");
 KPT_INSN_FN(stp, "", "	stp x0, x1, [sp, #-16]!\n",
@@ -1548,7 +1554,6 @@ KPT_INSN_FN(ldp, "	stp x0, x1, [sp, #-16]!\n", "	ldp x2, x3, [sp], #16\n",
 KPT_INSN_FN(mov_sp, "", "	mov x2, sp\n",
 	    "	mov x3, sp\n	sub x2, x2, x3\n	add x0, x0, x2\n"
 	    "	add x0, x0, x1\n	ret\n");
-KPT_INSN_FN(nop, "	mov x2, x0\n", "	nop\n", "	add x0, x2, x1\n	ret\n");
 KPT_INSN_FN(mrs_nzcv, "	cmp x0, x0\n", "	mrs x2, nzcv\n",
 	    "	lsr x0, x2, #30\n	and x0, x0, #1\n	ret\n");
 
@@ -1573,11 +1578,15 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(ldr_lit_x, 0, 7, 1007),
 	KPT_INSN_CASE(ldr_lit_w, 0, 0, 0xfffffff0),
 	KPT_INSN_CASE(ldrsw_lit, 0, 8, 3),
+	KPT_INSN_CASE(nop, 40, 6, 46),
+	KPT_INSN_CASE(bti, 40, 7, 47),
+	KPT_INSN_CASE(bti_c, 40, 8, 48),
+	KPT_INSN_CASE(bti_j, 40, 9, 49),
+	KPT_INSN_CASE(bti_jc, 40, 10, 50),
 	KPT_INSN_CASE(add, 40, 2, 42),
 	KPT_INSN_CASE(stp, 40, 3, 43),
 	KPT_INSN_CASE(ldp, 40, 4, 44),
 	KPT_INSN_CASE(mov_sp, 40, 5, 45),
-	KPT_INSN_CASE(nop, 40, 6, 46),
 	KPT_INSN_CASE(mrs_nzcv, 0, 0, 1),
 };
 
@@ -1611,6 +1620,14 @@ KPT_INSN_FN(fault_fixup, "	mov x3, x0\n	mov x0, #0\n",
 	    "	.pushsection __ex_table, \"a\"\n	.balign 4\n"
 	    "	.long 2b - .\n	.long 3b - .\n	.short 3\n	.short 0x3ff\n"
 	    "	.popsection\n");
+
+/* What the entries of functions hold: emulated, one trap (see decode-insn.c) */
+static const char * const kpt_emulated_insns[] = {
+	"nop",
+#ifndef CONFIG_ARM64_BTI_KERNEL
+	"bti", "bti_c", "bti_j", "bti_jc",
+#endif
+};
 
 #define KPT_COST_STEPPED	"add"
 #define KPT_COST_EMULATED	"b_cond"
@@ -1666,7 +1683,6 @@ static void kpt_insn_kinds_boosted(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, irqs_disabled());
 }
 
-#ifdef CONFIG_X86_64
 static void kpt_emulated_insn_desc(const char * const *name, char *desc)
 {
 	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
@@ -1685,7 +1701,10 @@ static const struct kpt_insn_case *kpt_insn_case_find(const char *name)
 	return NULL;
 }
 
-/* A post_handler on a push, a pop or a register move: emulated, one trap */
+/*
+ * A post_handler on an instruction that is emulated (x86: a push, a pop, a
+ * register move; arm64: NOP, a BTI): one trap
+ */
 static void kpt_insn_emulated_one_trap(struct kunit *test)
 {
 	const char * const *name = test->param_value;
@@ -1705,6 +1724,7 @@ static void kpt_insn_emulated_one_trap(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+#ifdef CONFIG_X86_64
 /* jmp and call through a register, and through memory in every form */
 static const char * const kpt_indirect_branch_insns[] = {
 	"call_reg", "call_reg_r11", "jmp_reg_r10", "jmp_mem", "call_mem",
@@ -3166,8 +3186,8 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_insn_kinds, kpt_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_register_refused_insn, kpt_refused_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_insn_kinds_boosted, kpt_insn_gen_params),
-#ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(kpt_insn_emulated_one_trap, kpt_emulated_insn_gen_params),
+#ifdef CONFIG_X86_64
 	KUNIT_CASE_PARAM(kpt_insn_indirect_branch_regs,
 			 kpt_indirect_branch_insn_gen_params),
 	KUNIT_CASE_PARAM(kpt_mem_branch_fault, kpt_post_handler_gen_params),

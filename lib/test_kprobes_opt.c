@@ -523,6 +523,19 @@ KPO_ASM(kpo_prfm_lit,
 	"	.balign 8\n"
 	"1:	.quad 0\n");
 
+/* Instructions that do nothing: the detour only branches back */
+kpo_asm_fn kpo_nop;
+KPO_ASM(kpo_nop,
+	"	nop\n"
+	"	add x0, x0, #1\n"
+	"	ret\n");
+
+kpo_asm_fn kpo_bti_c;
+KPO_ASM(kpo_bti_c,
+	"	hint #34\n"		/* bti c */
+	"	add x0, x0, #2\n"
+	"	ret\n");
+
 kpo_asm_fn kpo_br;
 KPO_ASM(kpo_br,
 	"	adr x1, 1f\n"
@@ -1011,7 +1024,9 @@ static void kpo_pre_handler_redirects(struct kunit *test)
 
 /*
  * Each instruction that reads the PC, simulated on the detour's pt_regs
- * by the BRK path's simulation
+ * by the BRK path's simulation; and those that do nothing (NOP, BTI C
+ * and PRFM literal, simulated by moving the PC on the BRK path), which
+ * the detour skips
  */
 struct kpo_sim {
 	const char *name;
@@ -1038,6 +1053,10 @@ static const struct kpo_sim kpo_sims[] = {
 	{ "ldrsw_literal", kpo_ldrsw_lit, 0, { 0, 0 },
 	  { -0x7ffffffbL, -0x7ffffffbL } },
 	{ "prfm_literal", kpo_prfm_lit, 0, { 1, 2 }, { 2, 3 } },
+	{ "nop", kpo_nop, 0, { 1, 2 }, { 2, 3 } },
+#ifndef CONFIG_ARM64_BTI_KERNEL	/* else a landing pad: not optimized */
+	{ "bti_c", kpo_bti_c, 0, { 1, 2 }, { 3, 4 } },
+#endif
 	{ "br", kpo_br, 1, { 1, 2 }, { 10, 11 } },
 	{ "blr", kpo_blr, 2, { 1, 2 }, { 11, 12 } },
 	{ "blr_x30", kpo_blr_x30, 2, { 1, 2 }, { 11, 12 } },

@@ -68,9 +68,13 @@ struct arch_kprobe_step {
  * struct arch_optimized_insn - the detour of an optimized point
  * @detour: its code, see arch/arm64/kernel/probes/opt.c; NULL until built
  *	(written under kprobe_mutex before the point's hits may use it)
+ * @simulate: what a hit through the detour runs on the pt_regs in place
+ *	of the probed instruction, which reads the PC; NULL where the detour
+ *	replays it itself (written with @detour)
  */
 struct arch_optimized_insn {
 	kprobe_opcode_t *detour;
+	probes_handler_t *simulate;
 };
 
 /* The jump replaces the probed instruction, and nothing else. */

@@ -7,6 +7,10 @@
  *  - simulated (INSN_GOOD_NO_SLOT): it reads the PC, so a copy would
  *    compute with the wrong address: branches, ADR/ADRP, literal loads
  *    (with the user accessors for uprobes: the literal is user memory);
+ *    or, in the kernel, it does nothing: NOP, and the BTIs where the
+ *    kernel does not use BTI (SYM_FUNC_START puts a BTI C at the entry of
+ *    every assembly function), so a kprobe with a post_handler there
+ *    takes one trap, not two;
  *  - rejected (INSN_REJECTED): it cannot be replayed safely: exception
  *    generation and return, the other literal loads, exclusive loads and
  *    stores (the BRK exception clears the exclusive monitor), writes to
@@ -66,6 +70,26 @@ static bool insn_rejected(u32 insn)
 }
 
 /*
+ * Does @insn do nothing in the kernel?  NOP; and a BTI only checks how it
+ * was reached, in a guarded page, and there are none without kernel BTI.
+ * (Under kernel BTI it must run where it is, and is stepped: skipping it
+ * would skip the check, and leave PSTATE.BTYPE set for the next one.)
+ * User code keeps its BTIs: its pages may be guarded.
+ */
+static bool insn_is_kernel_nop(u32 insn)
+{
+	u32 op = insn & AARCH64_INSN_HINT_OP_MASK;
+
+	if (!aarch64_insn_is_hint(insn))
+		return false;
+	if (op == AARCH64_INSN_HINT_NOP)
+		return true;
+	return !IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) &&
+	       (op == AARCH64_INSN_HINT_BTI || op == AARCH64_INSN_HINT_BTIC ||
+		op == AARCH64_INSN_HINT_BTIJ || op == AARCH64_INSN_HINT_BTIJC);
+}
+
+/*
  * Classify @insn.  @user: it is user code (uprobes): its literal loads read
  * user memory, which the kernel may only touch with the user accessors.
  */
@@ -93,7 +117,8 @@ static enum probe_insn __kprobes decode_insn(probe_opcode_t insn,
 	else if (aarch64_insn_is_ldrsw_lit(insn))
 		handler = user ? simulate_ldrsw_literal_user :
 				 simulate_ldrsw_literal;
-	else if (aarch64_insn_is_prfm_lit(insn))
+	else if (aarch64_insn_is_prfm_lit(insn) ||
+		 (!user && insn_is_kernel_nop(insn)))
 		handler = simulate_nop;
 
 	api->handler = handler;

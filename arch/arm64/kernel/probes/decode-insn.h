@@ -7,6 +7,9 @@
 
 #include <asm/probes.h>
 
+/* The CRm:op2 field of a hint, which tells them apart */
+#define AARCH64_INSN_HINT_OP_MASK	0xfe0
+
 /**
  * enum probe_insn - how a probed instruction can be replayed
  * @INSN_REJECTED: it cannot be probed

@@ -24,8 +24,12 @@
  *			copied to 36 and followed by a B to the next one;
  *			kprobe_opt_entry returns into the detour (its
  *			step 4), which runs them
- *	simulated on the BRK path (INSN_GOOD_NO_SLOT: the branches, ADR,
- *	ADRP, the literal loads and PRFM, which read the PC)
+ *	simulated on the BRK path as doing nothing (simulate_nop(): NOP,
+ *	BTI without kernel BTI, PRFM literal)
+ *			only the B back at 36; kprobe_opt_entry returns
+ *			into the detour
+ *	other simulated ones (INSN_GOOD_NO_SLOT: the branches, ADR, ADRP,
+ *	the literal loads, which read the PC)
  *			nothing in the detour: kprobe_opt_callback() runs
  *			the point's simulate-insn.c handler on the pt_regs,
  *			pc the probed address, as the BRK path does, and
@@ -110,6 +114,9 @@
 #include <asm/patching.h>
 #include <asm/ptrace.h>
 
+#include "decode-insn.h"
+#include "simulate-insn.h"
+
 asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 				   struct pt_regs *regs);
 
@@ -118,9 +125,6 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 /* The nop of kprobe_opt_template that becomes the call */
 #define DETOUR_CALL		(ARM64_DETOUR_RET - AARCH64_INSN_SIZE)
 #define DETOURS_PER_PAGE	(PAGE_SIZE / KPROBE_OPT_DETOUR_SIZE)
-
-/* The CRm:op2 field of a hint */
-#define AARCH64_INSN_HINT_OP_MASK	0xfe0
 
 /**
  * struct arm64_detour_area - memory that detours are taken from
@@ -338,19 +342,27 @@ static bool arm64_emit_branch(struct arm64_detour_buf *b, unsigned long target,
 	return true;
 }
 
+/* Does the probed instruction do nothing?  Then the detour only goes back. */
+static bool arm64_replay_is_nop(struct kprobe_point *kpp)
+{
+	return kpp->ainsn.api.handler == simulate_nop;
+}
+
 /*
  * The replay of the probed instruction, at ARM64_DETOUR_REPLAY (see the
- * table at the top): a copy and a B back, or nothing for an instruction
- * kprobe_opt_callback() simulates.  Returns 0 or a refusal.
+ * table at the top): a copy and a B back, a B back alone for one that does
+ * nothing, or nothing for one kprobe_opt_callback() simulates.  Returns 0
+ * or a refusal.
  */
 static int arm64_build_replay(struct arm64_detour_buf *b,
 			      struct kprobe_point *kpp)
 {
 	unsigned long next = (unsigned long)kpp->addr + AARCH64_INSN_SIZE;
 
-	if (kpp->ainsn.api.handler)
-		return 0;
-	arm64_emit(b, kpp->opcode);
+	if (!kpp->ainsn.api.handler)
+		arm64_emit(b, kpp->opcode);
+	else if (!arm64_replay_is_nop(kpp))
+		return 0;	/* kprobe_opt_callback() simulates it */
 	return arm64_emit_branch(b, next, AARCH64_INSN_BRANCH_NOLINK) ?
 	       0 : KPROBE_OPT_UNRELOCATABLE;
 }
@@ -455,6 +467,8 @@ int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
 		arm64_detour_free(d);
 		return ret;
 	}
+	if (!arm64_replay_is_nop(kpp))
+		kpp->opt.simulate = kpp->ainsn.api.handler;
 	kpp->opt.detour = (kprobe_opcode_t *)d;
 	/* Pairs with arm64_opt_resume_addr(): the detour, then DIVERTING */
 	smp_wmb();
@@ -473,6 +487,7 @@ void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp)
 		return;
 	arm64_detour_free((u8 *)kpp->opt.detour);
 	kpp->opt.detour = NULL;
+	kpp->opt.simulate = NULL;
 }
 
 /**
@@ -574,7 +589,8 @@ void __init kprobe_opt_patch_dit(struct alt_instr *alt, __le32 *origptr,
  * told as by an exception entry), which also gives it the
  * preemption-disabled context it needs.  Unless a pre_handler redirected,
  * an instruction that reads the PC is then simulated on @regs by the
- * handler the BRK path uses, called as that path calls it.
+ * handler the BRK path uses, called as that path calls it (one that does
+ * nothing is left to the detour's B back).
  *
  * Context: a detour, in any context the probed code runs in.
  * Return: non-zero if a pre_handler redirected or the instruction was
@@ -590,8 +606,8 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 	raw_local_irq_save(flags);
 	lockdep_turned_off = kprobe_lockdep_irqs_off();
 	redirect = kprobe_opt_hit(kpp, regs);
-	if (!redirect && kpp->ainsn.api.handler) {
-		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
+	if (!redirect && kpp->opt.simulate) {
+		kpp->opt.simulate(kpp->opcode, (long)kpp->addr, regs);
 		redirect = true;
 	}
 	kprobe_lockdep_irqs_restore(lockdep_turned_off);

@@ -237,7 +237,8 @@ void simulate_ldrsw_literal_user(u32 opcode, long addr, struct pt_regs *regs)
 }
 
 /**
- * simulate_nop() - an instruction with no effect here (PRFM literal, NOP)
+ * simulate_nop() - an instruction with no effect here (PRFM literal, NOP,
+ *	BTI without kernel BTI)
  * @opcode: the instruction
  * @addr: its address
  * @regs: the probed context
