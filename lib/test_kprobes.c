@@ -1556,6 +1556,9 @@ KPT_INSN_FN(mov_sp, "", "	mov x2, sp\n",
 	    "	add x0, x0, x1\n	ret\n");
 KPT_INSN_FN(mrs_nzcv, "	cmp x0, x0\n", "	mrs x2, nzcv\n",
 	    "	lsr x0, x2, #30\n	and x0, x0, #1\n	ret\n");
+/* paciasp; ...; autiasp: the copy authenticates with the same sp and x30 */
+KPT_INSN_FN(autiasp, "	hint #25\n	mov x2, x0\n", "	hint #29\n",
+	    "	add x0, x2, x1\n	ret\n");
 
 static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(b, 11, 99, 11),
@@ -1588,6 +1591,7 @@ static const struct kpt_insn_case kpt_insn_cases[] = {
 	KPT_INSN_CASE(ldp, 40, 4, 44),
 	KPT_INSN_CASE(mov_sp, 40, 5, 45),
 	KPT_INSN_CASE(mrs_nzcv, 0, 0, 1),
+	KPT_INSN_CASE(autiasp, 40, 11, 51),
 };
 
 static const struct kpt_refused_insn kpt_refused_insns[] = {

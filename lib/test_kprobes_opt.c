@@ -536,6 +536,18 @@ KPO_ASM(kpo_bti_c,
 	"	add x0, x0, #2\n"
 	"	ret\n");
 
+/*
+ * An authentication of the return address, copied to the detour: it must
+ * run there with the sp and x30 it has in place, or the return faults
+ * (a NOP where the kernel does not use pointer authentication)
+ */
+kpo_asm_fn kpo_autiasp;
+KPO_ASM(kpo_autiasp,
+	"	hint #25\n"		/* paciasp */
+	"	hint #29\n"		/* autiasp */
+	"	add x0, x0, #1\n"
+	"	ret\n");
+
 kpo_asm_fn kpo_br;
 KPO_ASM(kpo_br,
 	"	adr x1, 1f\n"
@@ -1024,9 +1036,9 @@ static void kpo_pre_handler_redirects(struct kunit *test)
 
 /*
  * Each instruction that reads the PC, simulated on the detour's pt_regs
- * by the BRK path's simulation; and those that do nothing (NOP, BTI C
- * and PRFM literal, simulated by moving the PC on the BRK path), which
- * the detour skips
+ * by the BRK path's simulation; those that do nothing (NOP, BTI C and
+ * PRFM literal, simulated by moving the PC on the BRK path), which the
+ * detour skips; and AUTIASP, which the detour runs
  */
 struct kpo_sim {
 	const char *name;
@@ -1057,6 +1069,7 @@ static const struct kpo_sim kpo_sims[] = {
 #ifndef CONFIG_ARM64_BTI_KERNEL	/* else a landing pad: not optimized */
 	{ "bti_c", kpo_bti_c, 0, { 1, 2 }, { 3, 4 } },
 #endif
+	{ "autiasp", kpo_autiasp, 1, { 1, 2 }, { 2, 3 } },
 	{ "br", kpo_br, 1, { 1, 2 }, { 10, 11 } },
 	{ "blr", kpo_blr, 2, { 1, 2 }, { 11, 12 } },
 	{ "blr_x30", kpo_blr_x30, 2, { 1, 2 }, { 11, 12 } },

@@ -18,7 +18,9 @@
  *    interrupts masked, by the PMR too with pseudo-NMIs, so the copy
  *    would read the step's mask, not the probed code's), and hints that
  *    are not known to be harmless;
- *  - stepped (INSN_GOOD): everything else runs unchanged from a slot.
+ *  - stepped (INSN_GOOD): everything else runs unchanged from a slot,
+ *    in the kernel also the authentications of return addresses, which
+ *    the kernel's list of steppable hints leaves out.
  */
 
 #include <linux/kallsyms.h>
@@ -90,6 +92,33 @@ static bool insn_is_kernel_nop(u32 insn)
 }
 
 /*
+ * Is @insn an authentication of a return address?  AUTIASP and the like
+ * end every function of a kernel built with pointer authentication.  They
+ * read x30 or x17, and sp, x16 or zero, never the PC: a copy computes
+ * what the original would.  A failed check poisons x30 as it would in
+ * place.  With FEAT_FPAC it is the same oops, reported in the copy, and
+ * in a stepped copy (a post_handler) it leaves this CPU's kprobe state
+ * in the step, as any fatal exception other than a fault of a memory
+ * access would there: the task dies, later hits on that CPU only miss.
+ */
+static bool insn_is_aut_hint(u32 insn)
+{
+	if (!aarch64_insn_is_hint(insn))
+		return false;
+	switch (insn & AARCH64_INSN_HINT_OP_MASK) {
+	case AARCH64_INSN_HINT_AUTIA_1716:
+	case AARCH64_INSN_HINT_AUTIB_1716:
+	case AARCH64_INSN_HINT_AUTIAZ:
+	case AARCH64_INSN_HINT_AUTIASP:
+	case AARCH64_INSN_HINT_AUTIBZ:
+	case AARCH64_INSN_HINT_AUTIBSP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
  * Classify @insn.  @user: it is user code (uprobes): its literal loads read
  * user memory, which the kernel may only touch with the user accessors.
  */
@@ -124,6 +153,8 @@ static enum probe_insn __kprobes decode_insn(probe_opcode_t insn,
 	api->handler = handler;
 	if (handler)
 		return INSN_GOOD_NO_SLOT;
+	if (!user && insn_is_aut_hint(insn))
+		return INSN_GOOD;
 	return insn_rejected(insn) ? INSN_REJECTED : INSN_GOOD;
 }
 
