@@ -97,7 +97,7 @@ arm64)
 	# running a B that another vCPU had replaced by a BRK (with
 	# aarch64_insn_patch_text_nosync() and kick_all_cpus_sync()), seen
 	# as hits without their post_handler in the torture test.
-	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -accel tcg,thread=single -cpu max -m 1G)
+	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -accel tcg,thread=single -cpu max,pauth-impdef=on -m 1G)
 	console=ttyAMA0 ;;
 esac
 
