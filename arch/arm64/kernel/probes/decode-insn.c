@@ -53,7 +53,43 @@ static bool insn_is_mrs_of(u32 insn, u32 reg)
 	       reg >> KPROBE_SYSREG_SHIFT;
 }
 
-static bool insn_rejected(u32 insn)
+/*
+ * Is the hint @insn an authentication of a return address?  AUTIASP and
+ * the like end every function of a kernel built with pointer
+ * authentication.  They read x30 or x17, and sp, x16 or zero, never the
+ * PC: a copy computes what the original would.  A failed check poisons x30 as it would in
+ * place.  With FEAT_FPAC it is the same oops, reported in the copy, and
+ * in a stepped copy (a post_handler) it leaves this CPU's kprobe state
+ * in the step, as any fatal exception other than a fault of a memory
+ * access would there: the task dies, later hits on that CPU only miss.
+ */
+static bool insn_is_aut_hint(u32 insn)
+{
+	switch (insn & AARCH64_INSN_HINT_OP_MASK) {
+	case AARCH64_INSN_HINT_AUTIA_1716:
+	case AARCH64_INSN_HINT_AUTIB_1716:
+	case AARCH64_INSN_HINT_AUTIAZ:
+	case AARCH64_INSN_HINT_AUTIASP:
+	case AARCH64_INSN_HINT_AUTIBZ:
+	case AARCH64_INSN_HINT_AUTIBSP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Hints are rejected unless known to be harmless; kprobes also step the
+ * authentications, which aarch64_insn_is_steppable_hint() leaves out.
+ */
+static bool insn_hint_rejected(u32 insn, bool user)
+{
+	if (!aarch64_insn_is_hint(insn) || aarch64_insn_is_steppable_hint(insn))
+		return false;
+	return user || !insn_is_aut_hint(insn);
+}
+
+static bool insn_rejected(u32 insn, bool user)
 {
 	return aarch64_insn_is_exception(insn) ||	/* svc, hvc, smc, brk, hlt, dcps */
 	       aarch64_insn_is_eret(insn) ||
@@ -67,7 +103,7 @@ static bool insn_rejected(u32 insn)
 	       insn_is_mrs_of(insn, KPROBE_SYS_DAIF) ||
 	       /* local_save_flags() and friends, with pseudo-NMIs */
 	       insn_is_mrs_of(insn, SYS_ICC_PMR_EL1) ||
-	       (aarch64_insn_is_hint(insn) && !aarch64_insn_is_steppable_hint(insn)) ||
+	       insn_hint_rejected(insn, user) ||
 	       (insn & LOAD_LITERAL_MASK) == LOAD_LITERAL_VAL;
 }
 
@@ -89,33 +125,6 @@ static bool insn_is_kernel_nop(u32 insn)
 	return !IS_ENABLED(CONFIG_ARM64_BTI_KERNEL) &&
 	       (op == AARCH64_INSN_HINT_BTI || op == AARCH64_INSN_HINT_BTIC ||
 		op == AARCH64_INSN_HINT_BTIJ || op == AARCH64_INSN_HINT_BTIJC);
-}
-
-/*
- * Is @insn an authentication of a return address?  AUTIASP and the like
- * end every function of a kernel built with pointer authentication.  They
- * read x30 or x17, and sp, x16 or zero, never the PC: a copy computes
- * what the original would.  A failed check poisons x30 as it would in
- * place.  With FEAT_FPAC it is the same oops, reported in the copy, and
- * in a stepped copy (a post_handler) it leaves this CPU's kprobe state
- * in the step, as any fatal exception other than a fault of a memory
- * access would there: the task dies, later hits on that CPU only miss.
- */
-static bool insn_is_aut_hint(u32 insn)
-{
-	if (!aarch64_insn_is_hint(insn))
-		return false;
-	switch (insn & AARCH64_INSN_HINT_OP_MASK) {
-	case AARCH64_INSN_HINT_AUTIA_1716:
-	case AARCH64_INSN_HINT_AUTIB_1716:
-	case AARCH64_INSN_HINT_AUTIAZ:
-	case AARCH64_INSN_HINT_AUTIASP:
-	case AARCH64_INSN_HINT_AUTIBZ:
-	case AARCH64_INSN_HINT_AUTIBSP:
-		return true;
-	default:
-		return false;
-	}
 }
 
 /*
@@ -153,9 +162,7 @@ static enum probe_insn __kprobes decode_insn(probe_opcode_t insn,
 	api->handler = handler;
 	if (handler)
 		return INSN_GOOD_NO_SLOT;
-	if (!user && insn_is_aut_hint(insn))
-		return INSN_GOOD;
-	return insn_rejected(insn) ? INSN_REJECTED : INSN_GOOD;
+	return insn_rejected(insn, user) ? INSN_REJECTED : INSN_GOOD;
 }
 
 /**
