@@ -64,7 +64,8 @@
  * new text may be loaded at the same address.
  *
  * Per-CPU state (current_kprobe, kprobe_ctlblk) is only touched by its own
- * CPU with preemption disabled.
+ * CPU with preemption disabled.  A hit whose task dies of an oops is ended
+ * by kprobes_oops_notify(), on that CPU.
  */
 
 #define pr_fmt(fmt) "kprobes: " fmt
@@ -73,8 +74,10 @@
 #include <linux/cpu.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
+#include <linux/kdebug.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
@@ -345,6 +348,92 @@ void kprobe_busy_end(void)
 }
 
 NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/**
+ * arch_kprobe_abandon_hit() - the arch's part of kprobes_oops_notify()
+ * @regs: the context the oops reports
+ * @kcb: this CPU's control block, as the hit left it
+ *
+ * Nothing to do by default.  x86 has ended a hit whose stepped copy
+ * trapped before the oops, in its trap notifier: every exception but #NM,
+ * which kernel code does not raise (the FPU is never switched lazily).
+ *
+ * Context: die(), interrupts disabled.
+ */
+void __weak arch_kprobe_abandon_hit(struct pt_regs *regs,
+				    struct kprobe_ctlblk *kcb)
+{
+}
+
+NOKPROBE_SYMBOL(arch_kprobe_abandon_hit);
+
+/*
+ * An oops that kills the task in the middle of a probe hit abandons the
+ * hit: the task never comes back to the handler, the stepped copy or the
+ * detour it died in, so nothing would end the hit, and every later hit on
+ * this CPU would only count as missed.  kprobes_oops_notify() ends it in
+ * two steps:
+ *
+ *   1. In die(): the control block forgets the hit, and current_kprobe
+ *      points at kprobe_abandoned, so that a probe hit by the rest of
+ *      die() (printk, the unwinder) still only counts as missed: a
+ *      handler that oopses again there would deadlock on die()'s lock.
+ *   2. Once this CPU takes interrupts again (make_task_dead() enables
+ *      them), an irq_work clears current_kprobe if it is still
+ *      kprobe_abandoned.  A hit masks interrupts throughout; the hits
+ *      that do not (a kretprobe's return handler, kprobe_busy_begin()
+ *      sections) never leave current_kprobe at kprobe_abandoned.
+ *
+ * Only an oops that the task dies of is handled: one in interrupt context
+ * panics (x86's int3 handler runs as an NMI), and a notifier that stops
+ * the chain (a debugger), which lets the task go on, runs before this one.
+ */
+static struct kprobe kprobe_abandoned = {
+	.addr = (kprobe_opcode_t *)&arch_kprobe_abandon_hit,
+};
+
+static void kprobe_abandoned_end(struct irq_work *work)
+{
+	if (__this_cpu_read(current_kprobe) == &kprobe_abandoned)
+		reset_current_kprobe();
+}
+
+static DEFINE_PER_CPU(struct irq_work, kprobe_abandoned_work) =
+	IRQ_WORK_INIT_HARD(kprobe_abandoned_end);
+
+static int kprobes_oops_notify(struct notifier_block *nb, unsigned long val,
+			       void *data)
+{
+	struct die_args *args = data;
+	struct kprobe_ctlblk *kcb;
+	struct kprobe *p;
+
+	if (val != DIE_OOPS || !args->regs || user_mode(args->regs) ||
+	    in_interrupt())
+		return NOTIFY_DONE;
+	p = kprobe_running();
+	if (!p || p == &kprobe_abandoned)
+		return NOTIFY_DONE;
+	kcb = get_kprobe_ctlblk();
+	pr_err("oops inside a hit of %pS: hit abandoned\n",
+	       kcb->point ? kcb->point->addr : p->addr);
+	arch_kprobe_abandon_hit(args->regs, kcb);
+	/* Step 1 */
+	kcb->point = NULL;
+	kcb->status = 0;
+	__this_cpu_write(current_kprobe, &kprobe_abandoned);
+	/* Step 2 */
+	irq_work_queue(this_cpu_ptr(&kprobe_abandoned_work));
+	return NOTIFY_DONE;
+}
+
+NOKPROBE_SYMBOL(kprobes_oops_notify);
+NOKPROBE_SYMBOL(kprobe_abandoned_end);
+
+static struct notifier_block kprobes_oops_nb = {
+	.notifier_call = kprobes_oops_notify,
+	.priority = INT_MIN,
+};
 
 /* ---------------------------------------------------------------------- */
 /* Arming: every change of a point's breakpoint goes through these two.    */
@@ -1366,9 +1455,14 @@ static int __init init_kprobes(void)
 		pr_err("arch init failed (%d): kprobes disabled\n", ret);
 		return ret;
 	}
-	ret = register_module_notifier(&kprobes_module_nb);
+	ret = register_die_notifier(&kprobes_oops_nb);
 	if (ret)
 		return ret;
+	ret = register_module_notifier(&kprobes_module_nb);
+	if (ret) {
+		unregister_die_notifier(&kprobes_oops_nb);
+		return ret;
+	}
 	kprobes_initialized = true;
 	return 0;
 }

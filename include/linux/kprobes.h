@@ -613,6 +613,8 @@ void free_insn_slot(kprobe_opcode_t *slot);
 
 /* What each arch provides; called with kprobe_mutex held unless noted */
 int arch_init_kprobes(void);
+/* From die(), see kprobes_oops_notify() */
+void arch_kprobe_abandon_hit(struct pt_regs *regs, struct kprobe_ctlblk *kcb);
 int arch_prepare_kprobe_point(struct kprobe_point *kpp);
 void arch_remove_kprobe_point(struct kprobe_point *kpp);
 void arch_arm_kprobe_point(struct kprobe_point *kpp);

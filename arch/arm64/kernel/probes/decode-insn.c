@@ -57,11 +57,10 @@ static bool insn_is_mrs_of(u32 insn, u32 reg)
  * Is the hint @insn an authentication of a return address?  AUTIASP and
  * the like end every function of a kernel built with pointer
  * authentication.  They read x30 or x17, and sp, x16 or zero, never the
- * PC: a copy computes what the original would.  A failed check poisons x30 as it would in
- * place.  With FEAT_FPAC it is the same oops, reported in the copy, and
- * in a stepped copy (a post_handler) it leaves this CPU's kprobe state
- * in the step, as any fatal exception other than a fault of a memory
- * access would there: the task dies, later hits on that CPU only miss.
+ * PC: a copy computes what the original would.  A failed check poisons
+ * x30 as it would in place.  With FEAT_FPAC it is the same oops: in a
+ * boosted copy reported there, in a stepped one at the original
+ * instruction (see arch_kprobe_abandon_hit()).
  */
 static bool insn_is_aut_hint(u32 insn)
 {

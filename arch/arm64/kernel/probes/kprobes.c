@@ -23,7 +23,9 @@
  *      were, and runs the post_handlers.
  *
  * A fault in the stepped copy ends the hit instead (kprobe_fault_handler()):
- * it is handled as a fault of the original instruction.
+ * it is handled as a fault of the original instruction.  Another fatal
+ * exception there is reported at the original instruction, and the oops
+ * ends the hit (arch_kprobe_abandon_hit()).
  *
  * A point whose kprobes need no post_handler is optimized (opt.c): its BRK
  * becomes a B to a detour that runs the pre_handlers without an
@@ -526,6 +528,31 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 }
 
 NOKPROBE_SYMBOL(kprobe_fault_handler);
+
+/**
+ * arch_kprobe_abandon_hit() - the task dies inside a hit on this CPU
+ * @regs: the context the oops reports
+ * @kcb: this CPU's control block
+ *
+ * A fatal exception of the stepped copy (FEAT_FPAC's failed
+ * authentication) is reported at the original instruction, with the
+ * interrupt mask of the probed context, as a page fault there is (see
+ * kprobe_fault_handler()).  The core then ends the hit.
+ *
+ * Context: die(), interrupts disabled.
+ */
+void arch_kprobe_abandon_hit(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
+{
+	struct kprobe_point *kpp = kcb->point;
+
+	if (kprobe_in_step(kcb) &&
+	    instruction_pointer(regs) == (unsigned long)kpp->ainsn.insn) {
+		instruction_pointer_set(regs, (unsigned long)kpp->addr);
+		arm64_end_step(regs, kcb);
+	}
+}
+
+NOKPROBE_SYMBOL(arch_kprobe_abandon_hit);
 
 /**
  * arch_init_kprobes() - hook the kprobes BRKs
