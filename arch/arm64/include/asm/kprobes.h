@@ -56,8 +56,10 @@ static inline void *arch_kretprobe_frame(struct pt_regs *regs)
 
 /**
  * struct arch_kprobe_step - what a CPU restores when a step ends
- * @saved_irqflag: the probed context's PSTATE.I, masked during the step
- * @saved_pmr: with pseudo-NMIs, the probed context's PMR (its pmr_save)
+ * @saved_irqflag: the probed context's PSTATE.DAIF; I and F are masked
+ *	during the step, unless pseudo-NMIs are used
+ * @saved_pmr: with pseudo-NMIs, the probed context's PMR (its pmr_save),
+ *	which masks interrupts during the step instead
  */
 struct arch_kprobe_step {
 	unsigned long saved_irqflag;

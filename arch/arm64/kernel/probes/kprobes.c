@@ -333,16 +333,22 @@ static void arm64_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
 {
 	kcb->point = kpp;
 	kcb->step.saved_irqflag = regs->pstate & DAIF_MASK;
-	/* Nothing but an NMI may run on this CPU until the step ends. */
-	regs->pstate |= PSR_I_BIT | PSR_F_BIT;
 	/*
-	 * With pseudo-NMIs, irqs_disabled() reads the PMR: make it say what
-	 * PSTATE.I does, as local_daif_mask() would, so that a fault in the
-	 * copy is seen taken with interrupts masked (kprobe_page_fault()).
+	 * Nothing but an NMI may run on this CPU until the step ends.  With
+	 * pseudo-NMIs the kernel masks interrupts with the PMR alone, as
+	 * local_irq_disable() does, and so does the step: irqs_disabled()
+	 * then says so to the handler of a fault in the copy
+	 * (kprobe_page_fault()), and an exception taken from the copy that
+	 * kills the task leaves a mask that make_task_dead() can lift (with
+	 * PSTATE.I set, its local_irq_enable(), which only writes the PMR,
+	 * would leave the CPU masked for good).  A pseudo-NMI may come during
+	 * the step, as an NMI may on x86: a probe it hits is only replayed.
 	 */
 	if (system_uses_irq_prio_masking()) {
 		kcb->step.saved_pmr = regs->pmr_save;
-		regs->pmr_save = GIC_PRIO_IRQON | GIC_PRIO_PSR_I_SET;
+		regs->pmr_save = GIC_PRIO_IRQOFF;
+	} else {
+		regs->pstate |= PSR_I_BIT | PSR_F_BIT;
 	}
 	instruction_pointer_set(regs, (unsigned long)kpp->ainsn.insn);
 }
