@@ -9,8 +9,9 @@
 #                           beside each NAME.offsets: "SYMBOL 0xOFFSET" for
 #                           its global symbols, the file offsets
 #                           uprobe_events wants;
-#   harness/guest/ARCH/Kbuild  modules (obj-m) built against the kernel in
-#                           $BUILD, DEST/*.ko.
+#   harness/guest/modules/Kbuild, harness/guest/ARCH/Kbuild
+#                           modules (obj-m), for every arch and for ARCH,
+#                           built against the kernel in $BUILD, DEST/*.ko.
 #
 #   build-guest.sh DEST
 #
@@ -39,25 +40,30 @@ for c in "$src"/*.c; do
 	cp "$bin" "$dest/bin/"
 done
 
-# The arch's test programs and modules
+# The arch's test programs
 src=$REPO/harness/guest/$ARCH
-[ -d "$src" ] || exit 0
 for prog in "$src"/*.S; do
 	[ -e "$prog" ] || continue
 	name=$(basename "$prog" .S)
 	"${cross}gcc" -nostdlib -static -Wa,--fatal-warnings -o "$dest/$name" "$prog"
 	"$REPO/harness/elf-offsets.py" "$dest/$name" > "$dest/$name.offsets"
 done
-if [ -f "$src/Kbuild" ]; then
-	# Built in a copy: kbuild writes its objects next to the sources.
-	mod=$BUILD/guest-modules
-	rm -rf "$mod"
-	cp -r "$src" "$mod"
-	if ! with_cpu make -C "$BUILD" ARCH="$ARCH" CROSS_COMPILE="$cross" \
-		CC="ccache ${cross}gcc" M="$mod" W=1 -j"$JOBS" modules \
-		> "$mod/build.log" 2>&1 || grep -q 'warning:' "$mod/build.log"; then
-		cat "$mod/build.log" >&2
-		die "building the guest modules of harness/guest/$ARCH failed"
-	fi
-	cp "$mod"/*.ko "$dest/"
+
+# The modules, built together in a copy: kbuild writes its objects next to
+# the sources.
+mod=$BUILD/guest-modules
+rm -rf "$mod"
+mkdir -p "$mod"
+for d in "$REPO/harness/guest/modules" "$src"; do
+	[ -f "$d/Kbuild" ] || continue
+	cp "$d"/*.c "$mod/"
+	cat "$d/Kbuild" >> "$mod/Kbuild"
+done
+[ -f "$mod/Kbuild" ] || exit 0
+if ! with_cpu make -C "$BUILD" ARCH="$ARCH" CROSS_COMPILE="$cross" \
+	CC="ccache ${cross}gcc" M="$mod" W=1 -j"$JOBS" modules \
+	> "$mod/build.log" 2>&1 || grep -q 'warning:' "$mod/build.log"; then
+	cat "$mod/build.log" >&2
+	die "building the guest modules (harness/guest/modules, harness/guest/$ARCH) failed"
 fi
+cp "$mod"/*.ko "$dest/"

@@ -6,7 +6,8 @@
 # same for a distribution-like build with the function tracer, which also
 # runs the in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it);
 # on x86_64 the MSR fault cases once more on a newer QEMU
-# (harness/check-msr.sh); then check our sources with checkpatch,
+# (harness/check-msr.sh); oopses inside probe hits (harness/check-oops.sh);
+# then check our sources with checkpatch,
 # kernel-doc and sparse.  On arm64 the boots of the plain build (and of
 # VARIANT=) run with pseudo-NMIs on (check_cmdline_extra), those of the
 # ftrace variant without.  Ends with one summary line "N passed, N
@@ -71,6 +72,15 @@ for arch in $arches; do
 				"$results/$name-msr.log") || true
 			echo "$out" | head -n -1
 			echo "$arch: msr cases on the newer QEMU: $(echo "$out" | tail -n 1)"
+			count "$(echo "$out" | tail -n 1)"
+		fi
+		# Oopses inside probe hits, in a boot of their own
+		if [ -z "${VARIANT:-}" ]; then
+			out=$(ARCH=$arch KERNEL_CMDLINE_EXTRA=$extra \
+				"$REPO/harness/check-oops.sh" "$image" \
+				"$results/$name-oops.log") || true
+			echo "$out" | head -n -1
+			echo "$arch: oopses inside hits: $(echo "$out" | tail -n 1)"
 			count "$(echo "$out" | tail -n 1)"
 		fi
 		# The torture test, on 4 vCPUs, in a boot of its own without
