@@ -15,9 +15,9 @@
  *    generation and return, the other literal loads, exclusive loads and
  *    stores (the BRK exception clears the exclusive monitor), writes to
  *    PSTATE, reads of DAIF and of ICC_PMR_EL1 (a step runs with
- *    interrupts masked, by the PMR too with pseudo-NMIs, so the copy
- *    would read the step's mask, not the probed code's), and hints that
- *    are not known to be harmless;
+ *    interrupts masked, by PSTATE.I or with pseudo-NMIs by the PMR, so
+ *    the copy would read the step's mask, not the probed code's), and
+ *    hints that are not known to be harmless;
  *  - stepped (INSN_GOOD): everything else runs unchanged from a slot,
  *    in the kernel also the authentications of return addresses, which
  *    the kernel's list of steppable hints leaves out.

@@ -343,13 +343,15 @@ static void arm64_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
 	 * PSTATE.I set, its local_irq_enable(), which only writes the PMR,
 	 * would leave the CPU masked for good).  A pseudo-NMI may come during
 	 * the step, as an NMI may on x86: a probe it hits is only replayed.
+	 * Not during a nested step, whose replay a nested hit could not park
+	 * in its turn: that one masks PSTATE.I and F as well.
 	 */
 	if (system_uses_irq_prio_masking()) {
 		kcb->step.saved_pmr = regs->pmr_save;
 		regs->pmr_save = GIC_PRIO_IRQOFF;
-	} else {
-		regs->pstate |= PSR_I_BIT | PSR_F_BIT;
 	}
+	if (!system_uses_irq_prio_masking() || kcb->status == KPROBE_REENTER)
+		regs->pstate |= PSR_I_BIT | PSR_F_BIT;
 	instruction_pointer_set(regs, (unsigned long)kpp->ainsn.insn);
 }
 
@@ -507,7 +509,8 @@ static struct break_hook kprobes_ss_break_hook = {
  * the PC goes back to it, so that its exception-table fixup is found, and
  * the interrupt mask of the probed context comes back, in @regs and on
  * this CPU.  The abort entry unmasked interrupts as @regs had them during
- * the step, that is not at all; a page fault handled so could not sleep.
+ * the step, that is not at all (but for pseudo-NMIs, where they are used);
+ * a page fault handled so could not sleep.
  * After the hit has ended, this CPU takes interrupts as the probed context
  * did, just as if the original instruction had faulted.  Faults in
  * handlers are left to the normal fixups.
