@@ -56,7 +56,12 @@ rm -rf "$mod"
 mkdir -p "$mod"
 for d in "$REPO/harness/guest/modules" "$src"; do
 	[ -f "$d/Kbuild" ] || continue
-	cp "$d"/*.c "$mod/"
+	for f in "$d"/*; do
+		name=$(basename "$f")
+		[ "$name" = Kbuild ] && continue
+		[ ! -e "$mod/$name" ] || die "harness/guest/modules and $src both have $name"
+		cp -r "$f" "$mod/"
+	done
 	cat "$d/Kbuild" >> "$mod/Kbuild"
 done
 [ -f "$mod/Kbuild" ] || exit 0
