@@ -1591,6 +1591,7 @@ static void kpo_stress(struct kunit *test)
 	long calls_before, calls_after;
 	int rounds = 0, hits, ret;
 	bool toggler_registered;
+	unsigned long flags;
 
 	toggler.pre_handler = NULL;
 	toggler.post_handler = kpo_post;
@@ -1603,8 +1604,15 @@ static void kpo_stress(struct kunit *test)
 		ret = register_kprobe(&counter);
 		if (ret)
 			break;
-		calls_before = atomic_long_read(&kpo_calls);
+		/*
+		 * The count of calls and that of hits are read together:
+		 * this task preempted between the two would see the calls
+		 * of the other CPUs meanwhile on one side only.
+		 */
+		local_irq_save(flags);
 		atomic_set(&kpo.hits, 0);
+		calls_before = atomic_long_read(&kpo_calls);
+		local_irq_restore(flags);
 		/* Optimized, then not (post_handler), then again */
 		KUNIT_EXPECT_TRUE(test, kpo_optimized(&counter));
 		KUNIT_EXPECT_EQ(test, enable_kprobe(&toggler), 0);
@@ -1612,8 +1620,10 @@ static void kpo_stress(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, disable_kprobe(&toggler), 0);
 		KUNIT_EXPECT_TRUE(test, kpo_optimized(&counter));
 		/* Before the counter goes: calls go on while it is disabled. */
+		local_irq_save(flags);
 		hits = atomic_read(&kpo.hits);
 		calls_after = atomic_long_read(&kpo_calls);
+		local_irq_restore(flags);
 		KUNIT_EXPECT_EQ(test, disable_kprobe(&counter), 0);
 		/* Every call made while it was enabled, and a few in flight */
 		KUNIT_EXPECT_GE(test, (long)hits,
