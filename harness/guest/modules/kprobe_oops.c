@@ -36,6 +36,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -319,10 +320,36 @@ static int kpo_verify(void)
 	return 0;
 }
 
-/* @setup registers kpo_kp, then @call dies on the CPU written */
-static ssize_t kpo_oops_write(const char __user *ubuf, size_t count,
-			      int (*setup)(void), void (*call)(void))
+/* A way to die inside a hit: @setup registers kpo_kp, then @call dies */
+struct kpo_case {
+	int (*setup)(void);
+	void (*call)(void);
+};
+
+static struct kpo_case kpo_case_optimized = {
+	.setup = kpo_setup_optimized,
+	.call = kpo_target,
+};
+
+#ifdef CONFIG_ARM64
+static struct kpo_case kpo_case_undef = {
+	.setup = kpo_setup_undef,
+	.call = kpo_undef,
+};
+#endif
+
+#ifdef CONFIG_ARM64_PTR_AUTH_KERNEL
+static struct kpo_case kpo_case_fpac = {
+	.setup = kpo_setup_fpac,
+	.call = kpo_fpac_call,
+};
+#endif
+
+/* The file's case, on the CPU written */
+static ssize_t kpo_case_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
 {
+	const struct kpo_case *c = file->private_data;
 	unsigned int cpu;
 	int ret;
 
@@ -332,46 +359,12 @@ static ssize_t kpo_oops_write(const char __user *ubuf, size_t count,
 	mutex_lock(&kpo_lock);
 	ret = -EINVAL;
 	if (cpu < nr_cpu_ids && cpu_online(cpu))
-		ret = setup();
+		ret = c->setup();
 	if (!ret)
-		ret = kpo_run(cpu, call);
+		ret = kpo_run(cpu, c->call);
 	mutex_unlock(&kpo_lock);
 	return ret ? ret : count;
 }
-
-static ssize_t kpo_run_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
-{
-	return kpo_oops_write(ubuf, count, kpo_setup_optimized, kpo_target);
-}
-
-#ifdef CONFIG_ARM64
-static ssize_t kpo_undef_write(struct file *file, const char __user *ubuf,
-			       size_t count, loff_t *ppos)
-{
-	return kpo_oops_write(ubuf, count, kpo_setup_undef, kpo_undef);
-}
-
-static const struct file_operations kpo_undef_fops = {
-	.owner = THIS_MODULE,
-	.write = kpo_undef_write,
-	.llseek = noop_llseek,
-};
-#endif
-
-#ifdef CONFIG_ARM64_PTR_AUTH_KERNEL
-static ssize_t kpo_fpac_write(struct file *file, const char __user *ubuf,
-			      size_t count, loff_t *ppos)
-{
-	return kpo_oops_write(ubuf, count, kpo_setup_fpac, kpo_fpac_call);
-}
-
-static const struct file_operations kpo_fpac_fops = {
-	.owner = THIS_MODULE,
-	.write = kpo_fpac_write,
-	.llseek = noop_llseek,
-};
-#endif
 
 static ssize_t kpo_verify_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -384,9 +377,10 @@ static ssize_t kpo_verify_write(struct file *file, const char __user *ubuf,
 	return ret ? ret : count;
 }
 
-static const struct file_operations kpo_run_fops = {
+static const struct file_operations kpo_case_fops = {
 	.owner = THIS_MODULE,
-	.write = kpo_run_write,
+	.open = simple_open,
+	.write = kpo_case_write,
 	.llseek = noop_llseek,
 };
 
@@ -401,14 +395,17 @@ static struct dentry *kpo_dir;
 static int __init kpo_init(void)
 {
 	kpo_dir = debugfs_create_dir("kprobe_oops", NULL);
-	debugfs_create_file("run", 0200, kpo_dir, NULL, &kpo_run_fops);
+	debugfs_create_file("run", 0200, kpo_dir, &kpo_case_optimized,
+			    &kpo_case_fops);
 	debugfs_create_file("verify", 0200, kpo_dir, NULL, &kpo_verify_fops);
 #ifdef CONFIG_ARM64
-	debugfs_create_file("undef", 0200, kpo_dir, NULL, &kpo_undef_fops);
+	debugfs_create_file("undef", 0200, kpo_dir, &kpo_case_undef,
+			    &kpo_case_fops);
 #endif
 #ifdef CONFIG_ARM64_PTR_AUTH_KERNEL
 	if (kpo_has_fpac())
-		debugfs_create_file("fpac", 0200, kpo_dir, NULL, &kpo_fpac_fops);
+		debugfs_create_file("fpac", 0200, kpo_dir, &kpo_case_fpac,
+				    &kpo_case_fops);
 #endif
 	return 0;
 }
