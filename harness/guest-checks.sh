@@ -41,7 +41,7 @@ fi
 # --- the KUnit suites as modules (CONFIG_KPROBES_SANITY_TEST=m) ------------
 # Each runs its suites when loaded; the markers in the kernel log tell the
 # host (harness/check-log.sh) which KTAP lines are whose.
-for m in test_kprobes test_kprobes_opt test_kprobes_ftrace; do
+for m in test_kprobes test_kretprobes test_kprobes_opt test_kprobes_ftrace; do
 	[ -f "/lib/modules/$(uname -r)/$m.ko" ] || continue
 	echo "kprobes-kunit-module: begin $m" > /dev/kmsg
 	check "kunit-module-$m-loads" modprobe "$m"

@@ -43,6 +43,8 @@
 #include <asm/sysreg.h>
 #endif
 
+#include "test_kprobes.h"
+
 /* What the handlers saw; reset before each case */
 static struct {
 	atomic_t hits;
@@ -1545,37 +1547,10 @@ static int kpo_caller(void *unused)
 /* Return: the threads, indexed by CPU, or NULL if there was no memory */
 static struct task_struct **kpo_start_callers(struct kunit *test)
 {
-	struct task_struct **workers;
-	int cpu;
-
-	workers = kunit_kcalloc(test, nr_cpu_ids, sizeof(*workers), GFP_KERNEL);
-	if (!workers)
-		return NULL;
 	atomic_set(&kpo_stop, 0);
 	atomic_long_set(&kpo_calls, 0);
 	atomic_set(&kpo_bad, 0);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		workers[cpu] = kthread_create_on_cpu(kpo_caller, NULL, cpu,
-						     "kpo_caller/%u");
-		if (IS_ERR(workers[cpu]))
-			workers[cpu] = NULL;
-		else
-			wake_up_process(workers[cpu]);
-	}
-	cpus_read_unlock();
-	return workers;
-}
-
-static void kpo_stop_callers(struct task_struct **workers)
-{
-	int cpu;
-
-	atomic_set(&kpo_stop, 1);
-	for_each_possible_cpu(cpu) {
-		if (workers[cpu])
-			kthread_stop(workers[cpu]);
-	}
+	return kpt_start_per_cpu(test, kpo_caller, "kpo_caller/%u");
 }
 
 /*
@@ -1643,7 +1618,7 @@ static void kpo_stress(struct kunit *test)
 		unregister_kprobe(&counter);
 		rounds++;
 	}
-	kpo_stop_callers(workers);
+	kpt_stop_per_cpu(workers, &kpo_stop);
 	if (toggler_registered)
 		unregister_kprobe(&toggler);
 	KUNIT_EXPECT_EQ(test, ret, 0);
