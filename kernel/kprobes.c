@@ -524,8 +524,10 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 
 /*
  * Bring the breakpoint (and jump) of @kpp in line with its kprobes and the
- * switch.  Only arming can fail, for a point served by ftrace; the point
- * is then left disarmed.
+ * switch.  Only a point served by ftrace can fail: to be armed (it is
+ * then left disarmed), or to take the claim on the function's instruction
+ * pointer that a kprobe with a post_handler needs (it is then left as it
+ * was, still serving its other kprobes).
  *
  * With @jumps, a point whose breakpoint must go but has a jump in front of
  * it is put on @jumps instead, as it is: the caller then hands @jumps to
@@ -540,8 +542,10 @@ static int __kprobe_point_update_locked(struct kprobe_point *kpp,
 
 	kprobe_point_update_dispatch_locked(kpp);
 
-	if (kpp->armed && (!want || (kpp->ftrace &&
-				     kprobe_ftrace_needs_rearm(kpp)))) {
+	if (kpp->armed && want && kpp->ftrace) {
+		/* Served by ftrace all along, or left as it was */
+		ret = kprobe_ftrace_rearm_locked(kpp);
+	} else if (kpp->armed && !want) {
 		if (jumps && kprobe_opt_gather_locked(kpp, jumps))
 			return 0;
 		/* A jump goes before the breakpoint behind it. */
@@ -559,8 +563,9 @@ static int __kprobe_point_update_locked(struct kprobe_point *kpp,
  * @kpp: the point
  *
  * Context: kprobe_mutex held, may sleep.
- * Return: 0, or why a point served by ftrace could not be armed (it is
- * left disarmed).
+ * Return: 0, or why a point served by ftrace could not be armed or could
+ * not take the claim on the instruction pointer (see
+ * __kprobe_point_update_locked()).
  */
 int kprobe_point_update_locked(struct kprobe_point *kpp)
 {

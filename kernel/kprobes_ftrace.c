@@ -20,6 +20,30 @@
  * the tracers (kprobe_events, perf, BPF) leave the function free for
  * livepatch.  A conflict is refused with ftrace's -EBUSY.
  *
+ * A point whose need of the claim changes (a kprobe with a post_handler
+ * comes or goes) moves from one ftrace_ops to the other without leaving
+ * the function unprobed for longer than a grace period, and without a
+ * call that runs its kprobes twice.  While the point is in both filters,
+ * ftrace calls the callback twice for each call of the function, once for
+ * each ftrace_ops, one after the other with preemption disabled, and the
+ * callback serves a call only for the ftrace_ops that kpp->ftrace_ops
+ * names (kprobe_ftrace_serves()).  A move, kprobe_ftrace_rearm_locked():
+ *
+ *   1. the point goes into the new ftrace_ops' filter; its calls are still
+ *      served by the old one only;
+ *   2. kpp->ftrace_ops = KPROBE_FTRACE_OPS_MOVING: neither serves them, a
+ *      call sees the old value or this one, so at most one serves it;
+ *   3. synchronize_rcu_tasks_rude(): a call that saw the old value is over
+ *      (its two callbacks ran with preemption disabled, even on a CPU
+ *      where RCU was not watching, so the rude flavour);
+ *   4. kpp->ftrace_ops names the new ftrace_ops: a call sees MOVING or
+ *      this, so again at most one serves it;
+ *   5. the point leaves the old ftrace_ops' filter.
+ *
+ * The calls between steps 2 and 4 are counted as missed; those in flight
+ * on a CPU at step 2 or 4 may be counted either way (one callback sees one
+ * state, the other the next), but none runs the kprobes twice.
+ *
  * Locking: kprobe_mutex serializes everything here; it is taken before
  * ftrace_lock.  An ftrace_ops is registered while at least one point is in
  * its filter (an empty filter would trace every function).
@@ -68,23 +92,17 @@ static bool kprobe_point_wants_ipmodify(struct kprobe_point *kpp)
 	return false;
 }
 
-/**
- * kprobe_ftrace_arm_locked() - put a point in an ftrace_ops' filter
- * @kpp: a disarmed point on an ftrace site
- *
- * Context: kprobe_mutex held, may sleep.
- * Return: 0; -EBUSY if another user claims the right to change the
- * instruction pointer of the function; -ENOMEM.
- */
-int kprobe_ftrace_arm_locked(struct kprobe_point *kpp)
+static struct ftrace_ops *kprobe_ftrace_ops_of(bool ipmodify)
 {
-	bool ipmodify = kprobe_point_wants_ipmodify(kpp);
-	struct ftrace_ops *ops = ipmodify ? &kprobe_ipmodify_ops :
-					    &kprobe_ftrace_ops;
-	unsigned long ip = (unsigned long)kpp->addr;
+	return ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
+}
+
+/* Put @ip in the filter of one ftrace_ops, registered with its first point */
+static int kprobe_ftrace_add_locked(unsigned long ip, bool ipmodify)
+{
+	struct ftrace_ops *ops = kprobe_ftrace_ops_of(ipmodify);
 	int ret;
 
-	lockdep_assert_held(&kprobe_mutex);
 	ret = ftrace_set_filter_ip(ops, ip, 0, 0);
 	if (ret)
 		return ret;
@@ -96,8 +114,57 @@ int kprobe_ftrace_arm_locked(struct kprobe_point *kpp)
 		}
 	}
 	kprobe_ftrace_users[ipmodify]++;
-	kpp->ipmodify = ipmodify;
 	return 0;
+}
+
+/*
+ * Take @ip out of the filter of one ftrace_ops, unregistered with its last
+ * point.  Neither fails but where ftrace shut itself down (-ENODEV), which
+ * it has reported already; an ops that could not be unregistered keeps
+ * its last address, as its filter must never be empty while in use.
+ * Should a removal fail otherwise (-ENOMEM), the handler still calls
+ * nothing for that ops: see kprobe_ftrace_serves().
+ */
+static void kprobe_ftrace_remove_locked(unsigned long ip, bool ipmodify)
+{
+	struct ftrace_ops *ops = kprobe_ftrace_ops_of(ipmodify);
+	int ret;
+
+	kprobe_ftrace_users[ipmodify]--;
+	if (!kprobe_ftrace_users[ipmodify]) {
+		ret = unregister_ftrace_function(ops);
+		if (ret) {
+			WARN_ONCE(ret != -ENODEV,
+				  "cannot unregister kprobes' ftrace_ops: %d\n",
+				  ret);
+			return;
+		}
+	}
+	ret = ftrace_set_filter_ip(ops, ip, 1, 0);
+	WARN_ONCE(ret && ret != -ENOENT && ret != -ENODEV,
+		  "cannot remove %pS from kprobes' ftrace filter: %d\n",
+		  (void *)ip, ret);
+}
+
+/**
+ * kprobe_ftrace_arm_locked() - put a point in an ftrace_ops' filter
+ * @kpp: a disarmed point on an ftrace site
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0; -EBUSY if another user claims the right to change the
+ * instruction pointer of the function; -ENOMEM.
+ */
+int kprobe_ftrace_arm_locked(struct kprobe_point *kpp)
+{
+	bool ipmodify = kprobe_point_wants_ipmodify(kpp);
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	ret = kprobe_ftrace_add_locked((unsigned long)kpp->addr, ipmodify);
+	if (!ret)
+		WRITE_ONCE(kpp->ftrace_ops, ipmodify ? KPROBE_FTRACE_OPS_IPMODIFY :
+						       KPROBE_FTRACE_OPS_PLAIN);
+	return ret;
 }
 
 /**
@@ -108,31 +175,47 @@ int kprobe_ftrace_arm_locked(struct kprobe_point *kpp)
  */
 void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp)
 {
-	struct ftrace_ops *ops = kpp->ipmodify ? &kprobe_ipmodify_ops :
-						 &kprobe_ftrace_ops;
-	int ret;
-
 	lockdep_assert_held(&kprobe_mutex);
-	/* Unregistering first: the filter must never be empty while in use. */
-	if (kprobe_ftrace_users[kpp->ipmodify] == 1) {
-		ret = unregister_ftrace_function(ops);
-		WARN_ONCE(ret, "cannot unregister kprobes' ftrace_ops: %d\n", ret);
-	}
-	kprobe_ftrace_users[kpp->ipmodify]--;
-	ret = ftrace_set_filter_ip(ops, (unsigned long)kpp->addr, 1, 0);
-	WARN_ONCE(ret && ret != -ENOENT,
-		  "cannot remove %pS from kprobes' ftrace filter: %d\n",
-		  kpp->addr, ret);
+	kprobe_ftrace_remove_locked((unsigned long)kpp->addr,
+				    kpp->ftrace_ops == KPROBE_FTRACE_OPS_IPMODIFY);
 }
 
 /**
- * kprobe_ftrace_needs_rearm() - must an armed point change ftrace_ops?
- * @kpp: an armed point on an ftrace site
+ * kprobe_ftrace_rearm_locked() - move an armed point to the ftrace_ops it needs
+ * @kpp: an armed point on an ftrace site whose kprobes changed
  *
- * Context: kprobe_mutex held.
- * Return: true if the need for kprobe_ipmodify_ops changed.
+ * A kprobe with a post_handler came or went: the point may have to move
+ * from one ftrace_ops to the other, which takes the steps in the comment
+ * at the top of this file.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0; or, if the point needs the claim on the instruction pointer
+ * and cannot have it, -EBUSY or -ENOMEM, and it is left as it was.  (If it
+ * no longer needs the claim and step 1 fails, it keeps the claim, and
+ * the next change tries again.)
  */
-bool kprobe_ftrace_needs_rearm(struct kprobe_point *kpp)
+int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
 {
-	return kpp->ipmodify != kprobe_point_wants_ipmodify(kpp);
+	bool ipmodify = kprobe_point_wants_ipmodify(kpp);
+	unsigned long ip = (unsigned long)kpp->addr;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (kpp->ftrace_ops == (ipmodify ? KPROBE_FTRACE_OPS_IPMODIFY :
+					   KPROBE_FTRACE_OPS_PLAIN))
+		return 0;
+	/* Step 1 */
+	ret = kprobe_ftrace_add_locked(ip, ipmodify);
+	if (ret)
+		return ipmodify ? ret : 0;
+	/* Step 2 */
+	WRITE_ONCE(kpp->ftrace_ops, KPROBE_FTRACE_OPS_MOVING);
+	/* Step 3 */
+	synchronize_rcu_tasks_rude();
+	/* Step 4 */
+	WRITE_ONCE(kpp->ftrace_ops, ipmodify ? KPROBE_FTRACE_OPS_IPMODIFY :
+					       KPROBE_FTRACE_OPS_PLAIN);
+	/* Step 5 */
+	kprobe_ftrace_remove_locked(ip, !ipmodify);
+	return 0;
 }

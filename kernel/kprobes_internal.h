@@ -130,7 +130,7 @@ static inline void kprobe_opt_neighbours_locked(struct kprobe_point *kpp,
 bool kprobe_ftrace_site(kprobe_opcode_t *addr);
 int kprobe_ftrace_arm_locked(struct kprobe_point *kpp);
 void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp);
-bool kprobe_ftrace_needs_rearm(struct kprobe_point *kpp);
+int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp);
 #else
 static inline bool kprobe_ftrace_site(kprobe_opcode_t *addr)
 {
@@ -146,9 +146,9 @@ static inline void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp)
 {
 }
 
-static inline bool kprobe_ftrace_needs_rearm(struct kprobe_point *kpp)
+static inline int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
 {
-	return false;
+	return 0;
 }
 #endif
 

@@ -19,6 +19,8 @@
 #include <linux/objtool.h>
 #include <linux/preempt.h>
 
+#include "test_kprobes.h"
+
 static struct {
 	atomic_t pre_hits;
 	atomic_t post_hits;
@@ -51,6 +53,23 @@ static noinline __noipa int kpf_target_nested(int a)
 static noinline __noipa int kpf_target_ipmodify(int a)
 {
 	return a * 7;
+}
+
+/* Patched by a livepatch-like ftrace_ops, to kpf_target_patched() */
+static noinline __noipa int kpf_target_livepatched(int a)
+{
+	return a * 9;
+}
+
+static noinline __noipa int kpf_target_patched(int a)
+{
+	return a * 11;
+}
+
+/* Called on every CPU while its probe point moves between ftrace_ops */
+static noinline __noipa int kpf_target_moving(int a)
+{
+	return a * 13;
 }
 #endif
 
@@ -298,6 +317,142 @@ static void kpf_disable_enable_aggregate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 2);
 }
+
+/*
+ * A livepatch claims the function's instruction pointer and sends it to
+ * the new version.  A probe without a post_handler shares the function
+ * with it; whichever ftrace_ops runs first, the new version runs.
+ */
+static void kpf_livepatch_func(unsigned long ip, unsigned long parent_ip,
+			       struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	atomic_inc(&kpf.ops_hits);
+	ftrace_instruction_pointer_set(fregs, (unsigned long)kpf_target_patched);
+}
+
+static struct ftrace_ops kpf_livepatch_ops = {
+	.func = kpf_livepatch_func,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+static const char * const kpf_livepatch_orders[] = {
+	"probe-first", "livepatch-first",
+};
+
+KUNIT_ARRAY_PARAM(kpf_livepatch_order, kpf_livepatch_orders, kpt_name_desc);
+
+static void kpf_probe_keeps_livepatch(struct kunit *test)
+{
+	bool probe_first = *(const char * const *)test->param_value ==
+			   kpf_livepatch_orders[0];
+	unsigned long site = kpf_ftrace_site(kpf_target_livepatched);
+	struct kprobe kp = {
+		.symbol_name = "kpf_target_livepatched",
+		.pre_handler = kpf_pre,
+	};
+
+	KUNIT_ASSERT_NE(test, site, 0UL);
+	if (probe_first)
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_livepatch_ops, site, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, register_ftrace_function(&kpf_livepatch_ops), 0);
+	if (!probe_first)
+		KUNIT_EXPECT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpf_target_livepatched(2), 22);
+	KUNIT_EXPECT_EQ(test, kpf_target_livepatched(3), 33);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpf_target_livepatched(2), 22);
+	unregister_ftrace_function(&kpf_livepatch_ops);
+	ftrace_set_filter_ip(&kpf_livepatch_ops, site, 1, 0);
+	KUNIT_EXPECT_EQ(test, kpf_target_livepatched(2), 18);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.ops_hits), 3);
+}
+
+/*
+ * A kprobe with a post_handler that comes and goes moves the point
+ * between kprobes' two ftrace_ops while every CPU calls the function: no
+ * call runs the other kprobe's handler twice, and each is a hit or counted
+ * as missed, but for the calls in flight on a CPU as the point enters or
+ * leaves its moving state, which may be counted either way (taking the
+ * point out of ftrace and back, as before, lost every call meanwhile).
+ */
+static DEFINE_PER_CPU(unsigned long, kpf_moving_hits);
+static atomic_t kpf_moving_stop;
+static atomic_long_t kpf_moving_calls;
+static atomic_t kpf_moving_doubles;
+
+static int kpf_pre_moving(struct kprobe *p, struct pt_regs *regs)
+{
+	__this_cpu_inc(kpf_moving_hits);
+	return 0;
+}
+
+static int kpf_moving_caller(void *unused)
+{
+	unsigned long before, after;
+
+	while (!atomic_read(&kpf_moving_stop)) {
+		preempt_disable();
+		before = __this_cpu_read(kpf_moving_hits);
+		kpf_target_moving(1);
+		after = __this_cpu_read(kpf_moving_hits);
+		preempt_enable();
+		if (after - before > 1)
+			atomic_inc(&kpf_moving_doubles);
+		atomic_long_inc(&kpf_moving_calls);
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void kpf_point_moves_between_ops(struct kunit *test)
+{
+	unsigned long deadline = jiffies + 10 * HZ, hits = 0, calls, seen, slack;
+	struct kprobe a = {
+		.symbol_name = "kpf_target_moving",
+		.pre_handler = kpf_pre_moving,
+	};
+	struct kprobe b = {
+		.symbol_name = "kpf_target_moving",
+		.post_handler = kpf_post,
+	};
+	struct task_struct **callers;
+	int rounds = 0, cpu;
+
+	atomic_set(&kpf_moving_stop, 0);
+	atomic_long_set(&kpf_moving_calls, 0);
+	atomic_set(&kpf_moving_doubles, 0);
+	for_each_possible_cpu(cpu)
+		per_cpu(kpf_moving_hits, cpu) = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	KUNIT_ASSERT_TRUE(test, kprobe_ftrace(&a));
+	callers = kpt_start_per_cpu(test, kpf_moving_caller, "kpf_moving/%u");
+	KUNIT_ASSERT_NOT_NULL(test, callers);
+	while (rounds < 20 && time_before(jiffies, deadline)) {
+		b.addr = NULL;
+		b.flags = 0;
+		if (register_kprobe(&b))
+			break;
+		unregister_kprobe(&b);
+		rounds++;
+	}
+	kpt_stop_per_cpu(callers, &kpf_moving_stop);
+	unregister_kprobe(&a);
+	for_each_possible_cpu(cpu)
+		hits += per_cpu(kpf_moving_hits, cpu);
+	calls = atomic_long_read(&kpf_moving_calls);
+	/* Two moves a round, each with two changes of state */
+	slack = 4UL * num_online_cpus() * rounds;
+	kunit_info(test, "%d rounds, %lu calls, %lu hits, %lu missed\n",
+		   rounds, calls, hits, a.nmissed);
+	KUNIT_EXPECT_GT(test, rounds, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf_moving_doubles), 0);
+	seen = hits + a.nmissed;
+	KUNIT_EXPECT_LE(test, seen > calls ? seen - calls : calls - seen, slack);
+}
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
 /*
@@ -391,6 +546,8 @@ static struct kunit_case kpf_cases[] = {
 	KUNIT_CASE(kpf_pre_handler_redirects),
 	KUNIT_CASE(kpf_ipmodify_conflict),
 	KUNIT_CASE(kpf_disable_enable_aggregate),
+	KUNIT_CASE_PARAM(kpf_probe_keeps_livepatch, kpf_livepatch_order_gen_params),
+	KUNIT_CASE(kpf_point_moves_between_ops),
 #endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(kpf_kretprobe_on_entry),

@@ -183,6 +183,23 @@ enum kprobe_opt_refusal {
 };
 
 /**
+ * enum kprobe_ftrace_ops - which ftrace_ops serves a point on an ftrace site
+ * @KPROBE_FTRACE_OPS_PLAIN: the ftrace_ops of the probes that leave the
+ *	function's instruction pointer to others (livepatch)
+ * @KPROBE_FTRACE_OPS_IPMODIFY: the one that claims it, for a point with a
+ *	post_handler
+ * @KPROBE_FTRACE_OPS_MOVING: the point is in both filters, on its way
+ *	from one to the other, and neither serves it: its hits are missed
+ *
+ * See kernel/kprobes_ftrace.c.
+ */
+enum kprobe_ftrace_ops {
+	KPROBE_FTRACE_OPS_PLAIN,
+	KPROBE_FTRACE_OPS_IPMODIFY,
+	KPROBE_FTRACE_OPS_MOVING,
+};
+
+/**
  * struct kprobe_point - everything registered on one address
  * @hnode: entries in the lookup hash; the table in use links one of them
  *	and a resize links the other (kprobe_mutex; RCU for the hit path)
@@ -194,8 +211,8 @@ enum kprobe_opt_refusal {
  *	ftrace_ops' filter (kprobe_mutex)
  * @ftrace: @addr is an ftrace call site: the point is served by ftrace,
  *	not by a breakpoint (immutable)
- * @ipmodify: armed through the ftrace_ops that claims the exclusive right
- *	to change regs->ip (kprobe_mutex)
+ * @ftrace_ops: which of kprobes' two ftrace_ops serves the point's hits,
+ *	&enum kprobe_ftrace_ops (kprobe_mutex; read locklessly by the hit path)
  * @gone: the text under @addr was freed; the point stays hashed so that
  *	its kprobes can be found, but never matches a hit (kprobe_mutex;
  *	read locklessly by the hit path)
@@ -230,7 +247,7 @@ struct kprobe_point {
 	kprobe_opcode_t opcode;
 	bool armed;
 	bool ftrace;
-	bool ipmodify;
+	u8 ftrace_ops;
 	bool gone;
 	bool retired;
 	bool post;
@@ -704,6 +721,27 @@ static nokprobe_inline bool kprobe_opt_diverts(struct kprobe_point *kpp)
 /* The arch's ftrace callback for probes on ftrace call sites */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs);
+
+/*
+ * Does a call of the ftrace callback through @ops serve a hit on @kpp?  A
+ * point on its way between the two ftrace_ops is in both filters, and
+ * ftrace calls the callback once for each (see kernel/kprobes_ftrace.c):
+ * neither serves it then, and the call through kprobe_ipmodify_ops alone
+ * counts the miss.
+ */
+static nokprobe_inline bool kprobe_ftrace_serves(struct kprobe_point *kpp,
+						 struct ftrace_ops *ops)
+{
+	bool ipmodify = ops->flags & FTRACE_OPS_FL_IPMODIFY;
+	u8 state = READ_ONCE(kpp->ftrace_ops);
+
+	if (likely(state == (ipmodify ? KPROBE_FTRACE_OPS_IPMODIFY :
+					KPROBE_FTRACE_OPS_PLAIN)))
+		return true;
+	if (state == KPROBE_FTRACE_OPS_MOVING && ipmodify)
+		kprobe_point_missed(kpp);
+	return false;
+}
 #endif
 
 #else /* !CONFIG_KPROBES */
