@@ -1090,10 +1090,12 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	}
 
 	kpp = kprobe_point_lookup(addr);
-	if (!kpp) {
+	if (unlikely(!kpp || kpp->ftrace)) {
 		/*
 		 * The point was removed after this CPU trapped on it: the
-		 * original instruction is back, run it.
+		 * original instruction is back, run it.  Else the int3 is
+		 * not ours (a point served by ftrace never has one): let
+		 * its owner, a debugger say, have it.
 		 */
 		if (*addr != INT3_INSN_OPCODE) {
 			regs->ip = (unsigned long)addr;
