@@ -120,18 +120,26 @@ static void x86_unpatch(u8 *buf, unsigned long addr, size_t len,
  * @len: how many bytes
  *
  * The int3 of an armed point is replaced by the byte it covers, and the
- * jump of an optimized point by the bytes it covers.
+ * jump of an optimized point by the bytes it covers.  The text is read
+ * under text_mutex: the others that patch text (ftrace, jump labels,
+ * static calls) hold it through their text_poke_bp() updates, whose int3
+ * in front of a half-written instruction would throw a decoder off its
+ * instruction boundaries.
  *
- * Context: kprobe_mutex held.
+ * Context: kprobe_mutex held, may sleep.
  * Return: 0, or -EFAULT.
  */
 int x86_read_text(u8 *buf, unsigned long addr, size_t len)
 {
 	struct kprobe_point *kpp;
 	unsigned long at;
+	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (copy_from_kernel_nofault(buf, (void *)addr, len))
+	mutex_lock(&text_mutex);
+	ret = copy_from_kernel_nofault(buf, (void *)addr, len);
+	mutex_unlock(&text_mutex);
+	if (ret)
 		return -EFAULT;
 	for (at = addr - (JMP32_INSN_SIZE - 1); at < addr + len; at++) {
 		kpp = kprobe_point_lookup((kprobe_opcode_t *)at);
@@ -146,7 +154,7 @@ int x86_read_text(u8 *buf, unsigned long addr, size_t len)
  * @buf: MAX_INSN_SIZE bytes
  * @addr: where the instruction starts
  *
- * Context: kprobe_mutex held.
+ * Context: kprobe_mutex held, may sleep.
  * Return: 0, or -EFAULT.
  */
 int x86_read_original_insn(u8 *buf, unsigned long addr)
