@@ -770,8 +770,9 @@ bool arch_kprobe_text_reserved(kprobe_opcode_t *addr)
 {
 	bool reserved;
 
+	/* The end is exclusive there: [addr, addr + 1) */
 	mutex_lock(&text_mutex);
-	reserved = alternatives_text_reserved(addr, addr);
+	reserved = alternatives_text_reserved(addr, addr + 1);
 	mutex_unlock(&text_mutex);
 	return reserved;
 }

@@ -319,7 +319,8 @@ static bool x86_opt_reserved(unsigned long rstart, unsigned long rend)
 	    ftrace_text_reserved((void *)rstart, (void *)rend - 1))
 		return true;
 	mutex_lock(&text_mutex);
-	reserved = alternatives_text_reserved((void *)rstart, (void *)rend - 1);
+	/* Its end is exclusive, unlike the others' */
+	reserved = alternatives_text_reserved((void *)rstart, (void *)rend);
 	mutex_unlock(&text_mutex);
 	return reserved;
 }
