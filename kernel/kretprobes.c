@@ -364,6 +364,17 @@ static noinline kprobe_opcode_t *kretprobe_diverted_ret_addr(void *fp)
 
 NOKPROBE_SYMBOL(kretprobe_diverted_ret_addr);
 
+/* Several CPUs may miss at once: count them all. */
+static void kretprobe_count_missed(struct kretprobe *rp)
+{
+	int old = READ_ONCE(rp->nmissed);
+
+	while (!try_cmpxchg(&rp->nmissed, &old, old + 1))
+		;
+}
+
+NOKPROBE_SYMBOL(kretprobe_count_missed);
+
 /* The entry probe's pre_handler. */
 static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 {
@@ -375,23 +386,34 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 	lockdep_assert_irqs_disabled();
 	ri = kretprobe_pool_get(rp->pool);
 	if (unlikely(!ri)) {
-		/* Several CPUs may find the pool empty at once: count them all. */
-		int old = READ_ONCE(rp->nmissed);
-
-		while (!try_cmpxchg(&rp->nmissed, &old, old + 1))
-			;
+		kretprobe_count_missed(rp);
 		return 0;
 	}
 	ri->fp = arch_kretprobe_frame(regs);
 	ri->ret_addr = (kprobe_opcode_t *)*ret_slot;
-	if (unlikely(is_kretprobe_trampoline(*ret_slot)))
+	ri->diverted = is_kretprobe_trampoline(*ret_slot);
+	if (unlikely(ri->diverted)) {
 		ri->ret_addr = kretprobe_diverted_ret_addr(ri->fp);
+		/* The trampoline, but no instance of ours: leave it alone. */
+		if (unlikely(!ri->ret_addr))
+			goto missed;
+	}
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		kretprobe_pool_put(ri);	/* a hit runs with preemption off */
 		return 0;
 	}
-	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
+	/*
+	 * Listed before the slot shows the trampoline: an unwinder (an NMI
+	 * here) that meets the trampoline finds the instance.
+	 */
 	__llist_add(&ri->llist, &current->kretprobe_instances);
+	barrier();
+	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
+	return 0;
+
+missed:
+	kretprobe_pool_put(ri);
+	kretprobe_count_missed(rp);
 	return 0;
 }
 
@@ -456,36 +478,47 @@ NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
 /*
  * kretprobe_trampoline_handler() for any stack of instances: several for
- * this frame (several kretprobes on the function), newer ones whose
- * functions never returned, RCU not watching this CPU.
+ * this frame (a tail call, several kretprobes on the function), newer ones
+ * whose functions never returned, RCU not watching this CPU.  This frame's
+ * return is the newest instance of @fp and, while that one was diverted
+ * (its slot already held the trampoline), the next one, and so on: the
+ * return goes through each in turn, and to the real return address of the
+ * last.  Another return hook between two of them (the function graph
+ * tracer, a rethook) ends the run: the function returns to it, and it
+ * returns to the trampoline again for the older ones.
+ *
+ * Context: as kretprobe_trampoline_handler(), inside __kprobe_busy_begin().
  */
 static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
-	unsigned long ret_addr = 0, flags;
+	unsigned long ret_addr, flags;
 	struct kretprobe *rp;
 	bool rcu;
 
-	kprobe_busy_begin();
 	rcu = kprobe_rcu_enter(&flags);
 	first = current->kretprobe_instances.first;
 	/* Instances newer than this frame's never returned: drop them too. */
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
-		if (ri->fp == fp) {
-			ret_addr = (unsigned long)ri->ret_addr;
-			last = node;
-		} else if (last) {
-			break;
+		if (ri->fp != fp) {
+			if (last)
+				break;
+			continue;
 		}
+		last = node;
+		if (!ri->diverted)
+			break;
 	}
 	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
 		kprobe_rcu_exit(rcu, flags);
-		kprobe_busy_end();
+		__kprobe_busy_end();
 		return (unsigned long)kretprobe_lost_return;
 	}
 
+	ret_addr = (unsigned long)container_of(last, struct kretprobe_instance,
+					       llist)->ret_addr;
 	instruction_pointer_set(regs, ret_addr);
 	for (node = first; ; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
@@ -511,7 +544,7 @@ static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 			break;
 	}
 	kprobe_rcu_exit(rcu, flags);
-	kprobe_busy_end();
+	__kprobe_busy_end();
 	return ret_addr;
 }
 
@@ -522,34 +555,32 @@ NOKPROBE_SYMBOL(kretprobe_return_slow);
  * @regs: the registers at the return, built by the trampoline
  * @fp: where the return address (now the trampoline's) was on the stack
  *
- * Runs the handlers of every instance for this frame (several kretprobes
- * may share a function), then recycles them.
+ * Runs the handlers of every instance this return goes through (see
+ * kretprobe_return_slow()), then recycles them.
  *
- * Context: the arch's return trampoline; preemption is disabled here.
+ * Context: the arch's return trampoline, preemptible or not.
  * Return: the address the function really returns to.
  */
 unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 {
-	struct llist_node *first = current->kretprobe_instances.first;
+	struct llist_node *first;
 	struct kretprobe_instance *ri;
 	unsigned long ret_addr;
 	struct kretprobe *rp;
 
+	/* Preemption off is the RCU section. */
+	__kprobe_busy_begin();
 	/*
 	 * The common return, on one path: the task's newest instance is this
-	 * frame's, and the only one for it.
+	 * frame's, and its slot held the real return address.
 	 */
+	first = current->kretprobe_instances.first;
 	if (unlikely(!first || !kprobe_rcu_watching()))
 		return kretprobe_return_slow(regs, fp);
 	ri = llist_entry(first, struct kretprobe_instance, llist);
-	if (unlikely(ri->fp != fp || (first->next &&
-				      llist_entry(first->next,
-						  struct kretprobe_instance,
-						  llist)->fp == fp)))
+	if (unlikely(ri->fp != fp || ri->diverted))
 		return kretprobe_return_slow(regs, fp);
 
-	/* Preemption off is the RCU section. */
-	__kprobe_busy_begin();
 	ret_addr = (unsigned long)ri->ret_addr;
 	instruction_pointer_set(regs, ret_addr);
 	rp = get_kretprobe(ri);

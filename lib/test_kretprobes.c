@@ -17,6 +17,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -351,6 +352,132 @@ static void kpt_kretprobe_two_on_one_function(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
 }
+
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+/*
+ * Another return hook between two kretprobes of one frame, as the function
+ * graph tracer puts there: kpt_rp_tail() tail-calls kpt_rp_tail_target(),
+ * whose return address is then already the trampoline (kpt_rp_tail()'s
+ * kretprobe).  A kprobe on the target, which runs before the target's own
+ * kretprobe, sends that return to kpt_rp_hook, which counts and goes on to
+ * what it found there.  So the target returns to the trampoline (its
+ * kretprobe), that to the hook, the hook to the trampoline again
+ * (kpt_rp_tail()'s kretprobe), and that to the caller.
+ */
+asmlinkage long kpt_rp_tail(long a);
+asmlinkage long kpt_rp_tail_target(long a);
+asmlinkage void kpt_rp_hook(void);
+static unsigned long kpt_rp_hook_calls __used;
+static unsigned long kpt_rp_hook_ret __used;
+
+#ifdef CONFIG_X86_64
+asm(".pushsection .text\n"
+	".type kpt_rp_tail, @function\n"
+	"kpt_rp_tail:\n"
+	"	.byte 0xf3, 0x0f, 0x1e, 0xfa\n"		/* endbr64 */
+	"	jmp kpt_rp_tail_target\n"
+	".size kpt_rp_tail, .-kpt_rp_tail\n"
+	".type kpt_rp_hook, @function\n"
+	"kpt_rp_hook:\n"
+	ANNOTATE_NOENDBR	/* reached by a ret */
+	"	incq kpt_rp_hook_calls(%rip)\n"
+	"	pushq kpt_rp_hook_ret(%rip)\n"
+	"	ret\n"
+	".size kpt_rp_hook, .-kpt_rp_hook\n"
+	".popsection\n"
+	/* A tail call and a return to a pushed address, on purpose */
+	".pushsection .discard.func_stack_frame_non_standard, \"aw\"\n"
+	".quad kpt_rp_tail\n"
+	".quad kpt_rp_hook\n"
+	".popsection\n");
+
+static unsigned long *kpt_rp_ret_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)regs->sp;
+}
+#else
+asm(".pushsection .text\n"
+	".type kpt_rp_tail, %function\n"
+	"kpt_rp_tail:\n"
+	"	b kpt_rp_tail_target\n"
+	".size kpt_rp_tail, .-kpt_rp_tail\n"
+	".type kpt_rp_hook, %function\n"
+	"kpt_rp_hook:\n"
+	"	adrp x16, kpt_rp_hook_calls\n"
+	"	ldr x17, [x16, :lo12:kpt_rp_hook_calls]\n"
+	"	add x17, x17, #1\n"
+	"	str x17, [x16, :lo12:kpt_rp_hook_calls]\n"
+	"	adrp x16, kpt_rp_hook_ret\n"
+	"	ldr x30, [x16, :lo12:kpt_rp_hook_ret]\n"
+	"	ret\n"
+	".size kpt_rp_hook, .-kpt_rp_hook\n"
+	".popsection\n");
+
+static unsigned long *kpt_rp_ret_slot(struct pt_regs *regs)
+{
+	return (unsigned long *)&regs->regs[30];
+}
+#endif
+
+asmlinkage __visible noinline __noipa long kpt_rp_tail_target(long a)
+{
+	return a + 1;
+}
+
+static int kpt_rp_hook_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long *slot = kpt_rp_ret_slot(regs);
+
+	kpt_rp_hook_ret = *slot;
+	*slot = (unsigned long)kpt_rp_hook;
+	return 0;
+}
+
+/* Which return handler ran, in order: 1 for the target's, 2 for the tail's */
+static int kpt_rp_seq_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int n = atomic_inc_return(&kpt_rp.order);
+
+	if (regs_return_value(regs) != 6)
+		atomic_inc(&kpt_rp.bad_values);
+	if (n == 1)
+		kpt_rp.first_return = READ_ONCE(kpt_rp_hook_calls) ? -1 : 1;
+	else if (!READ_ONCE(kpt_rp_hook_calls))
+		kpt_rp.first_return = -2;	/* the hook was skipped */
+	atomic_inc(&kpt_rp.returns);
+	return 0;
+}
+
+static void kpt_kretprobe_foreign_hook_between(struct kunit *test)
+{
+	struct kprobe hook = {
+		.addr = (kprobe_opcode_t *)kpt_rp_tail_target,
+		.pre_handler = kpt_rp_hook_pre,
+	};
+	struct kretprobe target = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_tail_target,
+		.handler = kpt_rp_seq_return,
+	};
+	struct kretprobe tail = {
+		.kp.addr = (kprobe_opcode_t *)kpt_rp_tail,
+		.handler = kpt_rp_seq_return,
+	};
+
+	WRITE_ONCE(kpt_rp_hook_calls, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&tail), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&hook), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&target), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_tail(5), 6L);
+	unregister_kretprobe(&target);
+	unregister_kprobe(&hook);
+	unregister_kretprobe(&tail);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kpt_rp_hook_calls), 1UL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 2);
+	KUNIT_EXPECT_EQ(test, kpt_rp.first_return, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
+	KUNIT_EXPECT_EQ(test, kpt_rp_tail(5), 6L);
+}
+#endif
 
 static int kpt_rp_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
 {
@@ -787,6 +914,9 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE(kpt_kretprobe_recursion_exhausts),
 	KUNIT_CASE(kpt_kretprobe_nested),
 	KUNIT_CASE(kpt_kretprobe_two_on_one_function),
+#if defined(CONFIG_X86_64) || defined(CONFIG_ARM64)
+	KUNIT_CASE(kpt_kretprobe_foreign_hook_between),
+#endif
 	KUNIT_CASE(kpt_kprobe_and_kretprobe_on_one_function),
 	KUNIT_CASE_PARAM(kpt_kretprobe_stack_trace, kpt_trace_gen_params),
 	KUNIT_CASE_PARAM(kpt_kretprobe_nested_stack_trace, kpt_trace_gen_params),
