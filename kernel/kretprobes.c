@@ -520,6 +520,7 @@ static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 	ret_addr = (unsigned long)container_of(last, struct kretprobe_instance,
 					       llist)->ret_addr;
 	instruction_pointer_set(regs, ret_addr);
+	arch_kretprobe_set_return(regs, fp, ret_addr);
 	for (node = first; ; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		rcu_read_lock();
@@ -583,6 +584,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 
 	ret_addr = (unsigned long)ri->ret_addr;
 	instruction_pointer_set(regs, ret_addr);
+	arch_kretprobe_set_return(regs, fp, ret_addr);
 	rp = get_kretprobe(ri);
 	if (rp && rp->handler) {
 		__this_cpu_write(current_kprobe, &rp->kp);

@@ -54,6 +54,18 @@ static inline void *arch_kretprobe_frame(struct pt_regs *regs)
 	return (void *)regs->regs[29];
 }
 
+/*
+ * At the return, the trampoline's frame record holds its own address as
+ * the link register (see kretprobe_trampoline.S): the real return address
+ * goes there, for the unwinders, before the instance that knew it is
+ * recycled.
+ */
+static inline void arch_kretprobe_set_return(struct pt_regs *regs, void *fp,
+					     unsigned long ret_addr)
+{
+	regs->stackframe[1] = ret_addr;
+}
+
 /**
  * struct arch_kprobe_step - what a CPU restores when a step ends
  * @saved_irqflag: the probed context's PSTATE.DAIF; I and F are masked

@@ -10,8 +10,10 @@
  *   2. makes a frame record {x29, kretprobe_trampoline}, so that an
  *      unwinder meets the trampoline's address with the caller's frame
  *      pointer and asks kretprobe_find_ret_addr() for the real one;
- *   3. calls kretprobe_trampoline_callback(), which runs the handlers and
- *      returns the real return address;
+ *   3. calls kretprobe_trampoline_callback(), which puts the real return
+ *      address in the frame record (before it recycles the instance: an
+ *      unwinder in between finds one or the other), runs the handlers and
+ *      returns that address;
  *   4. restores the registers and returns there.
  */
 

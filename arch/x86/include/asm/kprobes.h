@@ -35,6 +35,17 @@ static inline void *arch_kretprobe_frame(struct pt_regs *regs)
 }
 
 /*
+ * At the return, the trampoline has pushed its own address back into that
+ * slot (see kretprobe.c): the real return address goes there, for the
+ * unwinders, before the instance that knew it is recycled.
+ */
+static inline void arch_kretprobe_set_return(struct pt_regs *regs, void *fp,
+					     unsigned long ret_addr)
+{
+	*(unsigned long *)fp = ret_addr;
+}
+
+/*
  * A slot holds two copies of the probed instruction: at 0 the stepped one,
  * followed by the int3 that ends the step; at KPROBE_BOOST_OFFSET the
  * boosted one, followed by a jmp back to the original code.

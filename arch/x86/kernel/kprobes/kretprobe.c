@@ -11,9 +11,11 @@
  *      one;
  *   2. saves the registers as a struct pt_regs;
  *   3. sets regs->sp to where the stack pointer was at the return, calls
- *      kretprobe_trampoline_handler(), which runs the handlers and fills
- *      in regs->ip, and writes the real return address it returns over
- *      the one pushed in step 1;
+ *      kretprobe_trampoline_handler(), which fills in regs->ip, writes
+ *      the real return address over the one pushed in step 1 (before it
+ *      recycles the instance: an unwinder in between finds one or the
+ *      other), runs the handlers and returns that address, which the
+ *      trampoline writes there again (the lost-return case);
  *   4. restores the registers (and the flags, which a handler may change)
  *      and returns to the real return address.
  *
