@@ -207,7 +207,13 @@ static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp)
 	mutex_init(&pool->grow_lock);
 	init_irq_work(&pool->grow_irq_work, kretprobe_pool_grow_irq_work);
 	INIT_WORK(&pool->grow_work, kretprobe_pool_grow_work);
-	init_irq_work(&pool->release_irq_work, kretprobe_pool_release_irq_work);
+	/*
+	 * Hard: it frees the pool, irq_work and all, after a grace period,
+	 * which a callback run from a preemptible thread (PREEMPT_RT) would
+	 * not hold off until irq_work_single() is done with it.
+	 */
+	pool->release_irq_work =
+		IRQ_WORK_INIT_HARD(kretprobe_pool_release_irq_work);
 	pool->rp = rp;
 	pool->size = ALIGN(sizeof(struct kretprobe_instance) + rp->data_size,
 			   sizeof(long));
@@ -444,7 +450,7 @@ int kretprobe_nmissed(struct kprobe *p)
  * be walked while that task is off the CPU; the walk of a task that starts
  * running meanwhile may give a wrong answer (as the unwinding of a running
  * task may anyway), but never a freed instance: pools are released after
- * a grace period.
+ * a grace period, and @cur, found in an earlier walk, is only compared.
  *
  * Context: any; @tsk is current, or not running.
  * Return: the return address, or 0 if no instance matches or @tsk is
@@ -460,8 +466,17 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 	if (tsk != current && task_curr(tsk))
 		return 0;
 	rcu_read_lock();
-	node = *cur ? READ_ONCE((*cur)->next) :
-		      READ_ONCE(tsk->kretprobe_instances.first);
+	node = READ_ONCE(tsk->kretprobe_instances.first);
+	if (*cur) {
+		/*
+		 * Found in an earlier RCU section: it may have been returned
+		 * and its pool freed since.  Find it again by address only.
+		 */
+		while (node && node != *cur)
+			node = READ_ONCE(node->next);
+		if (node)
+			node = READ_ONCE(node->next);
+	}
 	for (; node; node = READ_ONCE(node->next)) {
 		ri = container_of(node, struct kretprobe_instance, llist);
 		if (ri->fp == fp) {
