@@ -214,7 +214,10 @@ static void kpt_kretprobe_large_maxactive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
 }
 
-/* Functions that return on another task than they were entered on */
+/*
+ * Functions that return on another task than they were entered on, or
+ * twice from one call
+ */
 static const char * const kpt_task_switch_symbols[] = {
 	"__switch_to",
 #ifdef CONFIG_X86
@@ -222,6 +225,9 @@ static const char * const kpt_task_switch_symbols[] = {
 #endif
 #ifdef CONFIG_ARM64
 	"cpu_switch_to",
+#ifdef CONFIG_CPU_PM
+	"__cpu_suspend_enter",
+#endif
 #endif
 };
 

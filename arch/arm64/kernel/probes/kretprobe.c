@@ -15,14 +15,17 @@
 asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 
 /*
- * Entered on one task and left on another (the switch), or not called
- * like a function at all (ret_from_fork): the return would look for its
- * instance on the wrong task.
+ * Entered on one task and left on another (the switch), not called like a
+ * function at all (ret_from_fork), or returning twice from one call
+ * (__cpu_suspend_enter(), like setjmp(): once after saving the CPU's
+ * context, once more when cpu_resume() restores it, with the same link
+ * register): the return would find no instance.
  */
 const char * const arch_kretprobe_blacklist[] = {
 	"__switch_to",
 	"cpu_switch_to",
 	"ret_from_fork",
+	"__cpu_suspend_enter",
 	NULL
 };
 

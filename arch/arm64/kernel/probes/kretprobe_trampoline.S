@@ -19,8 +19,10 @@
 
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
+#include <asm/alternative.h>
 #include <asm/assembler.h>
 #include <asm/ptrace.h>
+#include <asm/sysreg.h>
 
 #include "pt_regs_asm.h"
 
@@ -35,11 +37,21 @@ SYM_CODE_START(kretprobe_trampoline)
 	str	x30, [sp, #S_LR]
 	add	x0, sp, #PT_REGS_SIZE
 	str	x0, [sp, #S_SP]
-	/* The flags, in a kernel-mode PSTATE (user_mode(regs) is false) */
+	/*
+	 * The flags and the interrupt mask, in a kernel-mode PSTATE
+	 * (user_mode(regs) is false); with pseudo-NMIs the mask is the PMR,
+	 * saved as an exception entry does, for interrupts_enabled(regs).
+	 */
 	mrs	x0, nzcv
+	mrs	x1, daif
+	orr	x0, x0, x1
 	mov	x1, #PSR_MODE_EL1h
 	orr	x0, x0, x1
 	str	x0, [sp, #S_PSTATE]
+alternative_if ARM64_HAS_IRQ_PRIO_MASKING
+	mrs_s	x1, SYS_ICC_PMR_EL1
+	str	x1, [sp, #S_PMR_SAVE]
+alternative_else_nop_endif
 
 	/* 2. */
 	stp	x29, x30, [sp, #S_STACKFRAME]
