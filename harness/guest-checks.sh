@@ -277,6 +277,26 @@ if [ -w $T/kprobe_events ]; then
 	echo > $T/kprobe_events
 	check async-init-module-unloads rmmod kprobe_target
 
+	# A probe that waits for a module, on a function the module marks
+	# NOKPROBE_SYMBOL: refused when the module comes (its blacklist is
+	# known before trace_kprobe registers the waiting probes).  The
+	# blacklist entry of its init text goes with the init text.
+	if [ -e /guest/kprobe_nokprobe.ko ]; then
+		# (kpn_init_forbidden's entry, once its text is freed, would be
+		# listed by address only: count the entries.)
+		nbl=$(wc -l < $D/blacklist)
+		check module-blacklist-probe-deferred sh -c "echo 'p:kpt/nk kprobe_nokprobe:kpn_forbidden' > $T/kprobe_events"
+		echo 1 > $T/events/kpt/nk/enable
+		check module-blacklist-module-loads insmod /guest/kprobe_nokprobe.ko
+		check module-blacklist-probe-refused sh -c "! grep -q kpn_forbidden $D/list"
+		check module-blacklist-listed grep -q 'kpn_forbidden' $D/blacklist
+		check module-blacklist-init-entry-gone test "$(wc -l < $D/blacklist)" = $((nbl + 1))
+		echo 0 > $T/events/kpt/nk/enable 2>/dev/null
+		echo > $T/kprobe_events
+		check module-blacklist-module-unloads rmmod kprobe_nokprobe
+		check module-blacklist-entries-gone test "$(wc -l < $D/blacklist)" = "$nbl"
+	fi
+
 	# Unwinding another task's kretprobed frames while the kretprobes
 	# come and go (issue 7 item 8; make check-deep runs it under KASAN):
 	# the reader of a FIFO fed one byte at a time loops through

@@ -57,6 +57,12 @@
  * after finds nothing, sees that the breakpoint is gone and re-executes
  * the original instruction.
  *
+ * Modules: a module's text becomes probeable once kprobes_module_notify()
+ * has seen it coming and added its blacklist (its own notifier runs before
+ * trace_kprobe's, which registers the probes that waited for the module);
+ * until then a registration there is refused with -ENOENT, as if the
+ * module were not loaded yet.
+ *
  * Text that goes away (module unload, module and kernel init text): its
  * points are disarmed while the text is still there, then marked gone.  A
  * gone point stays hashed, so that its kprobes can still be found and
@@ -711,6 +717,62 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	       arch_kprobe_text_reserved(addr);
 }
 
+/**
+ * struct kprobe_coming_module - a module kprobes_module_notify() saw coming
+ * @node: entry in kprobe_coming_modules (kprobe_mutex)
+ * @mod: the module, until it is live or going
+ */
+struct kprobe_coming_module {
+	struct list_head node;
+	struct module *mod;
+};
+
+static LIST_HEAD(kprobe_coming_modules);
+
+static bool kprobe_module_seen_locked(struct module *mod)
+{
+	struct kprobe_coming_module *cm;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(cm, &kprobe_coming_modules, node) {
+		if (cm->mod == mod)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * @mod is coming: its blacklist is known, its text may be probed.  Without
+ * memory for the entry, it may be once it is live.
+ */
+static void kprobe_module_coming(struct module *mod)
+{
+	struct kprobe_coming_module *cm = kmalloc(sizeof(*cm), GFP_KERNEL);
+
+	kprobe_blacklist_add_module(mod);
+	if (!cm)
+		return;
+	cm->mod = mod;
+	mutex_lock(&kprobe_mutex);
+	list_add(&cm->node, &kprobe_coming_modules);
+	mutex_unlock(&kprobe_mutex);
+}
+
+/* @mod is live or going: forget it came */
+static void kprobe_module_came_locked(struct module *mod)
+{
+	struct kprobe_coming_module *cm;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(cm, &kprobe_coming_modules, node) {
+		if (cm->mod == mod) {
+			list_del(&cm->node);
+			kfree(cm);
+			return;
+		}
+	}
+}
+
 /*
  * Check that @addr may be probed, and pin the module it is in, if any, so
  * that it cannot go away before the probe is armed.
@@ -735,6 +797,11 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 		if (!mod) {
 			ret = -EINVAL;
 		} else if (!try_module_get(mod)) {
+			ret = -ENOENT;
+		} else if (mod->state == MODULE_STATE_COMING &&
+			   !kprobe_module_seen_locked(mod)) {
+			/* Its blacklist is not known yet. */
+			module_put(mod);
 			ret = -ENOENT;
 		} else if (within_module_init(a, mod) &&
 			   mod->state != MODULE_STATE_COMING) {
@@ -1375,14 +1442,6 @@ static void kprobes_kill_range_locked(bool (*match)(unsigned long addr,
 	kprobes_commit_locked();
 }
 
-static void kprobes_kill_range(bool (*match)(unsigned long addr, void *arg),
-			       void *arg)
-{
-	mutex_lock(&kprobe_mutex);
-	kprobes_kill_range_locked(match, arg);
-	mutex_unlock(&kprobe_mutex);
-}
-
 static bool kprobe_in_module(unsigned long addr, void *mod)
 {
 	return within_module(addr, mod);
@@ -1400,23 +1459,34 @@ static int kprobes_module_notify(struct notifier_block *nb,
 
 	switch (val) {
 	case MODULE_STATE_COMING:
-		kprobe_blacklist_add_module(mod);
+		kprobe_module_coming(mod);
 		break;
 	case MODULE_STATE_LIVE:
 		/* do_init_module() frees the init text right after this. */
-		kprobes_kill_range(kprobe_in_module_init, mod);
+		mutex_lock(&kprobe_mutex);
+		kprobe_module_came_locked(mod);
+		kprobes_kill_range_locked(kprobe_in_module_init, mod);
+		mutex_unlock(&kprobe_mutex);
+		kprobe_blacklist_remove_module_init(mod);
 		break;
 	case MODULE_STATE_GOING:
-		kprobes_kill_range(kprobe_in_module, mod);
+		mutex_lock(&kprobe_mutex);
+		kprobe_module_came_locked(mod);
+		kprobes_kill_range_locked(kprobe_in_module, mod);
+		mutex_unlock(&kprobe_mutex);
 		kprobe_blacklist_remove_module(mod);
 		break;
 	}
 	return NOTIFY_DONE;
 }
 
+/*
+ * Before trace_kprobe's notifier (priority 2), which registers the probes
+ * that waited for a coming module: the module's blacklist must be known.
+ */
 static struct notifier_block kprobes_module_nb = {
 	.notifier_call = kprobes_module_notify,
-	.priority = 0,
+	.priority = 3,
 };
 
 static bool kprobe_in_kernel_init(unsigned long addr, void *unused)

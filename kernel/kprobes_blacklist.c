@@ -327,20 +327,18 @@ void kprobe_blacklist_add_module(struct module *mod)
 	kprobe_blacklist_add_copies(mod);
 }
 
-/**
- * kprobe_blacklist_remove_module() - drop a going module's entries
- * @mod: a module in MODULE_STATE_GOING
- *
- * Context: process context (module notifier).
- */
-void kprobe_blacklist_remove_module(struct module *mod)
+typedef bool (*kprobe_blacklist_match_t)(unsigned long addr,
+					 struct module *mod);
+
+static void kprobe_blacklist_remove(kprobe_blacklist_match_t match,
+				    struct module *mod)
 {
 	struct kprobe_blacklist_entry *ent, *tmp;
 	LIST_HEAD(dead);
 
 	mutex_lock(&kprobe_blacklist_lock);
 	list_for_each_entry_safe(ent, tmp, &kprobe_blacklist, list) {
-		if (within_module(ent->start_addr, mod)) {
+		if (match(ent->start_addr, mod)) {
 			list_del_rcu(&ent->list);
 			list_add(&ent->list, &dead);
 		}
@@ -352,6 +350,39 @@ void kprobe_blacklist_remove_module(struct module *mod)
 	synchronize_rcu();
 	list_for_each_entry_safe(ent, tmp, &dead, list)
 		kfree(ent);
+}
+
+static bool kprobe_blacklist_in_module(unsigned long addr, struct module *mod)
+{
+	return within_module(addr, mod);
+}
+
+static bool kprobe_blacklist_in_module_init(unsigned long addr,
+					    struct module *mod)
+{
+	return within_module_init(addr, mod);
+}
+
+/**
+ * kprobe_blacklist_remove_module_init() - drop a module's init text entries
+ * @mod: a module in MODULE_STATE_LIVE, whose init text is about to be freed
+ *
+ * Context: process context (module notifier).
+ */
+void kprobe_blacklist_remove_module_init(struct module *mod)
+{
+	kprobe_blacklist_remove(kprobe_blacklist_in_module_init, mod);
+}
+
+/**
+ * kprobe_blacklist_remove_module() - drop a going module's entries
+ * @mod: a module in MODULE_STATE_GOING
+ *
+ * Context: process context (module notifier).
+ */
+void kprobe_blacklist_remove_module(struct module *mod)
+{
+	kprobe_blacklist_remove(kprobe_blacklist_in_module, mod);
 }
 
 /*

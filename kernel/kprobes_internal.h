@@ -80,6 +80,7 @@ void kprobe_counter_free(unsigned long __percpu *counter);
 int kprobe_blacklist_init(void);
 void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
+void kprobe_blacklist_remove_module_init(struct module *mod);
 
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_init_point(struct kprobe_point *kpp);
