@@ -1126,7 +1126,8 @@ void unregister_kprobe_locked(struct kprobe *p, struct list_head *jumps)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	list_del_rcu(&p->list);
-	WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_OPTIMIZED);
+	WRITE_ONCE(p->flags, (p->flags & ~KPROBE_FLAG_OPTIMIZED) |
+			     KPROBE_FLAG_RETIRING);
 	__kprobe_point_update_locked(p->point, jumps);
 }
 
@@ -1172,7 +1173,7 @@ void kprobe_retire_done_locked(void)
 /**
  * kprobe_unregister_done() - step 3 of "Retirement", for one kprobe
  * @p: a kprobe given to unregister_kprobe_locked(), or one that was not
- *	registered (nothing to do then)
+ *	registered, or given twice (nothing to do then)
  *
  * Context: kprobe_mutex held, after a grace period that began after @p
  * was unlinked.
@@ -1180,11 +1181,12 @@ void kprobe_retire_done_locked(void)
 void kprobe_unregister_done(struct kprobe *p)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	if (p->point) {
+	if (kprobe_retiring(p)) {
 		INIT_LIST_HEAD(&p->list);
 		p->point = NULL;
 		kprobe_counter_free(p->hits);
 		p->hits = NULL;
+		WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_RETIRING);
 	}
 }
 
@@ -1223,15 +1225,33 @@ void kprobe_points_destroy(struct list_head *to_free)
 /**
  * kprobe_forget_unregistered() - what unregistering a stranger does to it
  * @p: a kprobe that is not registered
+ * @earlier_in_batch: @p came earlier in the same unregistration, which
+ *	unlinked it there
  *
- * Its address is cleared, as the API promises.
+ * Its address is cleared, as the API promises.  Nothing else of it is
+ * trusted: a kprobe never registered may hold anything, and the later
+ * steps of the unregistration skip it unless it is retiring.
  *
  * Context: kprobe_mutex held.
  */
-void kprobe_forget_unregistered(struct kprobe *p)
+void kprobe_forget_unregistered(struct kprobe *p, bool earlier_in_batch)
 {
 	lockdep_assert_held(&kprobe_mutex);
 	p->addr = NULL;
+	if (!earlier_in_batch)
+		p->flags &= ~KPROBE_FLAG_RETIRING;
+}
+
+/* Does @kps[@i] come earlier in @kps too? */
+static bool kprobe_earlier_in_batch(struct kprobe **kps, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++) {
+		if (kps[j] == kps[i])
+			return true;
+	}
+	return false;
 }
 
 /**
@@ -1261,13 +1281,14 @@ void unregister_kprobes(struct kprobe **kps, int num)
 		if (kprobe_is_registered_locked(kps[i]))
 			unregister_kprobe_locked(kps[i], &jumps);
 		else
-			kprobe_forget_unregistered(kps[i]);
+			kprobe_forget_unregistered(kps[i],
+						   kprobe_earlier_in_batch(kps, i));
 	}
 	kprobe_points_drop_jumps_locked(&jumps);
 	/* Step 2 */
 	kprobes_commit_locked();
 	for (i = 0; i < num; i++) {
-		if (kps[i] && kps[i]->point)
+		if (kps[i] && kprobe_retiring(kps[i]))
 			kprobe_retire_point_locked(kps[i]->point, &to_free);
 	}
 	kprobe_retire_done_locked();

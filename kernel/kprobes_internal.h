@@ -38,6 +38,19 @@ static inline int kretprobe_nmissed(struct kprobe *p)
 
 bool kprobe_is_registered_locked(struct kprobe *p);
 
+/*
+ * Private to the core, in struct kprobe::flags: unlinked by
+ * unregister_kprobe_locked(), until kprobe_unregister_done().  The later
+ * steps of an unregistration act on the kprobes that have it, and on no
+ * other: a caller may pass one kprobe twice, or one never registered.
+ */
+#define KPROBE_FLAG_RETIRING	BIT(31)
+
+static inline bool kprobe_retiring(const struct kprobe *p)
+{
+	return p->flags & KPROBE_FLAG_RETIRING;
+}
+
 /* Registration in steps, for kretprobes (see "Retirement" in kprobes.c) */
 int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
 		   bool *on_func_entry);
@@ -51,7 +64,7 @@ void kprobes_synchronize(void);
 void kprobe_retire_point_locked(struct kprobe_point *kpp,
 				struct list_head *to_free);
 void kprobe_retire_done_locked(void);
-void kprobe_forget_unregistered(struct kprobe *p);
+void kprobe_forget_unregistered(struct kprobe *p, bool earlier_in_batch);
 void kprobe_unregister_done(struct kprobe *p);
 void kprobe_points_destroy(struct list_head *to_free);
 

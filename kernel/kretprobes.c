@@ -753,6 +753,18 @@ int register_kretprobes(struct kretprobe **rps, int num)
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
 
+/* Does @rps[@i] come earlier in @rps too? */
+static bool kretprobe_earlier_in_batch(struct kretprobe **rps, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++) {
+		if (rps[j] == rps[i])
+			return true;
+	}
+	return false;
+}
+
 /**
  * unregister_kretprobes() - remove several return probes
  * @rps: the kretprobes; those not registered are skipped (and their
@@ -779,7 +791,8 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		if (!rp)
 			continue;
 		if (!kprobe_is_registered_locked(&rp->kp)) {
-			kprobe_forget_unregistered(&rp->kp);
+			kprobe_forget_unregistered(&rp->kp,
+						   kretprobe_earlier_in_batch(rps, i));
 			continue;
 		}
 		unregister_kprobe_locked(&rp->kp, &jumps);
@@ -789,7 +802,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	kprobes_commit_locked();
 	for (i = 0; i < num; i++) {
 		rp = rps[i];
-		if (rp && rp->kp.point)
+		if (rp && kprobe_retiring(&rp->kp))
 			kprobe_retire_point_locked(rp->kp.point, &to_free);
 	}
 	kprobe_retire_done_locked();
@@ -802,7 +815,8 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	kprobes_synchronize();
 	for (i = 0; i < num; i++) {
 		rp = rps[i];
-		if (!rp || !rp->kp.point)
+		/* Once for each, were it given twice */
+		if (!rp || !kprobe_retiring(&rp->kp) || !rp->pool)
 			continue;
 		kretprobe_pool_collect(rp->pool);
 		rp->pool = NULL;

@@ -458,6 +458,35 @@ static void kpt_unregister_unregistered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
 }
 
+/*
+ * What a caller may hand to unregister_kprobes() by mistake: one kprobe
+ * twice, and one never registered whose fields hold anything (as if
+ * allocated without zeroing, or copied from a registered one).  Only the
+ * registered one is unregistered, once; the stranger loses its address and
+ * nothing of it is followed.
+ */
+static void kpt_unregister_twice_and_stranger(struct kunit *test)
+{
+	struct kprobe kp = KPT_PROBE(kpt_target_add);
+	struct kprobe stranger;
+	struct kprobe *kps[] = { &kp, &stranger, &kp };
+
+	memset(&stranger, 0x6b, sizeof(stranger));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	stranger.flags = kp.flags | 0xffff0000;
+	unregister_kprobes(kps, ARRAY_SIZE(kps));
+	KUNIT_EXPECT_NULL(test, stranger.addr);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(1, 1), 2);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 0);
+	/* Unregistered for good: it registers again */
+	kp.addr = NULL;
+	kp.symbol_name = "kpt_target_add";
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_add(2, 2), 4);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+}
+
 static void kpt_only_disabled_flag_taken(struct kunit *test)
 {
 	struct kprobe kp = KPT_PROBE(kpt_target_add);
@@ -2319,6 +2348,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_register_twice),
 	KUNIT_CASE(kpt_reregister_after_unregister),
 	KUNIT_CASE(kpt_unregister_unregistered),
+	KUNIT_CASE(kpt_unregister_twice_and_stranger),
 	KUNIT_CASE(kpt_only_disabled_flag_taken),
 	KUNIT_CASE_PARAM(kpt_register_refused_symbol, kpt_refused_gen_params),
 	KUNIT_CASE_PARAM(kpt_register_refused_copies, kpt_refused_copy_gen_params),

@@ -245,6 +245,24 @@ static void kpt_kretprobe_refuses_task_switch(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rp.pool);
 }
 
+/* As kpt_unregister_twice_and_stranger(), for kretprobes and their pools */
+static void kpt_kretprobe_unregister_twice_and_stranger(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+	struct kretprobe stranger;
+	struct kretprobe *rps[] = { &rp, &stranger, &rp };
+
+	memset(&stranger, 0x6b, sizeof(stranger));
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	stranger.kp.flags = rp.kp.flags | 0xffff0000;
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	unregister_kretprobes(rps, ARRAY_SIZE(rps));
+	KUNIT_EXPECT_NULL(test, rp.pool);
+	KUNIT_EXPECT_NULL(test, stranger.kp.addr);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+}
+
 static void kpt_kretprobe_disable_enable(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
@@ -914,6 +932,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE(kpt_kretprobe_large_maxactive),
 	KUNIT_CASE_PARAM(kpt_kretprobe_refuses_task_switch,
 			 kpt_task_switch_gen_params),
+	KUNIT_CASE(kpt_kretprobe_unregister_twice_and_stranger),
 	KUNIT_CASE(kpt_kretprobe_disable_enable),
 	KUNIT_CASE(kpt_kretprobe_batch_rollback),
 	KUNIT_CASE(kpt_kretprobe_recursion),
