@@ -922,6 +922,8 @@ bool kprobe_is_registered_locked(struct kprobe *p)
 	struct kprobe *q;
 
 	lockdep_assert_held(&kprobe_mutex);
+	if (unlikely(!h))	/* init_kprobes() failed: nothing registered */
+		return false;
 	for (node = kprobe_chain(h, p->addr); node;
 	     node = kprobe_chain_next(node)) {
 		kpp = kprobe_point_of(node, h);
@@ -1024,7 +1026,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 	int ret;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (kprobe_is_registered_locked(p))
+	if (!kprobes_initialized || kprobe_is_registered_locked(p))
 		return -EINVAL;
 	ret = kprobe_check_addr(addr, &mod);
 	if (ret)
