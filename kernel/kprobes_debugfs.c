@@ -242,8 +242,9 @@ static ssize_t kprobe_enabled_write(struct file *file, const char __user *ubuf,
 	ret = kstrtobool_from_user(ubuf, count, &armed);
 	if (ret)
 		return ret;
-	kprobes_set_armed(armed);
-	return count;
+	/* A point served by ftrace may fail to be armed: say so. */
+	ret = kprobes_set_armed(armed);
+	return ret ? ret : count;
 }
 
 static const struct file_operations kprobe_enabled_fops = {
