@@ -1262,8 +1262,10 @@ static bool kprobe_earlier_in_batch(struct kprobe **kps, int i)
  * @num: how many
  *
  * Probes in @kps that are not registered are skipped, and their addr is
- * cleared.  When this returns, no handler of any of them is running or
- * will run.
+ * cleared.  The entry probe of a kretprobe is skipped too, and stays
+ * registered: it goes with unregister_kretprobe(), which also takes the
+ * kretprobe's instances back.  When this returns, no handler of any probe
+ * it removed is running or will run.
  *
  * Context: process context, may sleep.
  */
@@ -1280,11 +1282,11 @@ void unregister_kprobes(struct kprobe **kps, int num)
 	for (i = 0; i < num; i++) {
 		if (!kps[i])
 			continue;
-		if (kprobe_is_registered_locked(kps[i]))
-			unregister_kprobe_locked(kps[i], &jumps);
-		else
+		if (!kprobe_is_registered_locked(kps[i]))
 			kprobe_forget_unregistered(kps[i],
 						   kprobe_earlier_in_batch(kps, i));
+		else if (!kprobe_is_kretprobe(kps[i]))	/* see above */
+			unregister_kprobe_locked(kps[i], &jumps);
 	}
 	kprobe_points_drop_jumps_locked(&jumps);
 	/* Step 2 */

@@ -263,6 +263,21 @@ static void kpt_kretprobe_unregister_twice_and_stranger(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
 }
 
+/* Its entry probe is not a kprobe to unregister alone: the pool would leak. */
+static void kpt_kretprobe_not_unregistered_as_kprobe(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	unregister_kprobe(&rp.kp);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	KUNIT_EXPECT_NOT_NULL(test, rp.pool);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_NULL(test, rp.pool);
+	KUNIT_EXPECT_EQ(test, kpt_rp_target(1), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), 1);
+}
+
 static void kpt_kretprobe_disable_enable(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_target, kpt_rp_return);
@@ -933,6 +948,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_kretprobe_refuses_task_switch,
 			 kpt_task_switch_gen_params),
 	KUNIT_CASE(kpt_kretprobe_unregister_twice_and_stranger),
+	KUNIT_CASE(kpt_kretprobe_not_unregistered_as_kprobe),
 	KUNIT_CASE(kpt_kretprobe_disable_enable),
 	KUNIT_CASE(kpt_kretprobe_batch_rollback),
 	KUNIT_CASE(kpt_kretprobe_recursion),
