@@ -1244,18 +1244,6 @@ void kprobe_forget_unregistered(struct kprobe *p, bool earlier_in_batch)
 		p->flags &= ~KPROBE_FLAG_RETIRING;
 }
 
-/* Does @kps[@i] come earlier in @kps too? */
-static bool kprobe_earlier_in_batch(struct kprobe **kps, int i)
-{
-	int j;
-
-	for (j = 0; j < i; j++) {
-		if (kps[j] == kps[i])
-			return true;
-	}
-	return false;
-}
-
 /**
  * unregister_kprobes() - remove several probes, with one grace period
  * @kps: the probes

@@ -51,6 +51,18 @@ static inline bool kprobe_retiring(const struct kprobe *p)
 	return p->flags & KPROBE_FLAG_RETIRING;
 }
 
+/* Is @arr[@i] at a lower index of @arr too (one probe passed twice)? */
+#define kprobe_earlier_in_batch(arr, i)					\
+({									\
+	typeof(arr) __arr = (arr);					\
+	int __i = (i), __j;						\
+	bool __earlier = false;						\
+									\
+	for (__j = 0; __j < __i && !__earlier; __j++)			\
+		__earlier = __arr[__j] == __arr[__i];			\
+	__earlier;							\
+})
+
 /* Registration in steps, for kretprobes (see "Retirement" in kprobes.c) */
 int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
 		   bool *on_func_entry);

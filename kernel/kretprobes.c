@@ -753,18 +753,6 @@ int register_kretprobes(struct kretprobe **rps, int num)
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
 
-/* Does @rps[@i] come earlier in @rps too? */
-static bool kretprobe_earlier_in_batch(struct kretprobe **rps, int i)
-{
-	int j;
-
-	for (j = 0; j < i; j++) {
-		if (rps[j] == rps[i])
-			return true;
-	}
-	return false;
-}
-
 /**
  * unregister_kretprobes() - remove several return probes
  * @rps: the kretprobes; those not registered are skipped (and their
@@ -792,7 +780,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 			continue;
 		if (!kprobe_is_registered_locked(&rp->kp)) {
 			kprobe_forget_unregistered(&rp->kp,
-						   kretprobe_earlier_in_batch(rps, i));
+						   kprobe_earlier_in_batch(rps, i));
 			continue;
 		}
 		unregister_kprobe_locked(&rp->kp, &jumps);
