@@ -12,12 +12,15 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/fprobe.h>
 #include <linux/ftrace.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/linkage.h>
 #include <linux/module.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
+#include <linux/stacktrace.h>
 
 #include "test_kprobes.h"
 
@@ -535,6 +538,118 @@ static void kpf_kretprobe_on_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 2);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
+
+#ifdef CONFIG_FPROBE
+/*
+ * A kretprobe and an fprobe's exit handler on one stack: each diverts a
+ * return, the one to kprobes' trampoline, the other to the rethook's.  A
+ * stack trace taken in the handler of the inner one must show the real
+ * return addresses of both frames, the unwinder keeping its place in each
+ * list of instances apart, and neither trampoline.
+ */
+static struct {
+	bool has_caller;	/* an address in kpf_rh_caller() */
+	bool has_test;		/* an address in kpf_two_return_hooks_trace() */
+	bool has_trampoline;	/* a trampoline standing for a return address */
+	atomic_t traces;
+	atomic_t outer_returns;
+} kpf_rh;
+
+static noinline __noipa int kpf_rh_target(int a)
+{
+	return a * 13 + 1;
+}
+
+static noinline __noipa int kpf_rh_caller(int a)
+{
+	return kpf_rh_target(a) + 1;
+}
+
+static bool kpf_sym_starts(unsigned long addr, const char *prefix)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(name, addr);
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
+static void kpf_rh_trace(void)
+{
+	unsigned long trace[32];
+	unsigned int i, n;
+
+	n = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
+	for (i = 0; i < n; i++) {
+		if (kpf_sym_starts(trace[i], "kpf_rh_caller+"))
+			kpf_rh.has_caller = true;
+		if (kpf_sym_starts(trace[i], "kpf_two_return_hooks_trace+"))
+			kpf_rh.has_test = true;
+		if (kpf_sym_starts(trace[i], "kretprobe_trampoline+0x0/") ||
+		    kpf_sym_starts(trace[i], "arch_rethook_trampoline+0x0/"))
+			kpf_rh.has_trampoline = true;
+	}
+	atomic_inc(&kpf_rh.traces);
+}
+
+static int kpf_rh_rp_trace(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpf_rh_trace();
+	return 0;
+}
+
+static int kpf_rh_rp_count(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpf_rh.outer_returns);
+	return 0;
+}
+
+static void kpf_rh_fp_trace(struct fprobe *fp, unsigned long entry_ip,
+			    struct pt_regs *regs, void *entry_data)
+{
+	kpf_rh_trace();
+}
+
+static void kpf_rh_fp_count(struct fprobe *fp, unsigned long entry_ip,
+			    struct pt_regs *regs, void *entry_data)
+{
+	atomic_inc(&kpf_rh.outer_returns);
+}
+
+static const char * const kpf_two_hooks_orders[] = {
+	"kretprobe-inside-fprobe", "fprobe-inside-kretprobe",
+};
+
+KUNIT_ARRAY_PARAM(kpf_two_hooks_order, kpf_two_hooks_orders, kpt_name_desc);
+
+static void kpf_two_return_hooks_trace(struct kunit *test)
+{
+	bool kretprobe_inside = test->param_value == &kpf_two_hooks_orders[0];
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)(kretprobe_inside ?
+					       kpf_rh_target : kpf_rh_caller),
+		.handler = kretprobe_inside ? kpf_rh_rp_trace : kpf_rh_rp_count,
+	};
+	struct fprobe fp = {
+		.exit_handler = kretprobe_inside ? kpf_rh_fp_count : kpf_rh_fp_trace,
+	};
+	unsigned long fp_addr = (unsigned long)(kretprobe_inside ?
+						kpf_rh_caller : kpf_rh_target);
+
+	memset(&kpf_rh, 0, sizeof(kpf_rh));
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, &fp_addr, 1), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, kpf_rh_caller(3), 41);
+	unregister_kretprobe(&rp);
+	unregister_fprobe(&fp);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpf_rh.traces), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf_rh.outer_returns), 1);
+	/* Both frames show their real callers... */
+	KUNIT_EXPECT_TRUE(test, kpf_rh.has_caller);
+	KUNIT_EXPECT_TRUE(test, kpf_rh.has_test);
+	/* ...and no trampoline stands in for either. */
+	KUNIT_EXPECT_FALSE(test, kpf_rh.has_trampoline);
+}
+#endif /* CONFIG_FPROBE */
 #endif
 
 static struct kunit_case kpf_cases[] = {
@@ -551,6 +666,9 @@ static struct kunit_case kpf_cases[] = {
 #endif
 #ifdef CONFIG_KRETPROBES
 	KUNIT_CASE(kpf_kretprobe_on_entry),
+#ifdef CONFIG_FPROBE
+	KUNIT_CASE_PARAM(kpf_two_return_hooks_trace, kpf_two_hooks_order_gen_params),
+#endif
 #endif
 	{}
 };
