@@ -3,9 +3,10 @@
 # Prints the path of the kernel image as the last line.
 #
 # The configuration is allnoconfig + harness/configs/{common,$ARCH}.config,
-# + $VARIANT.config with VARIANT= (e.g. VARIANT=ftrace: a distribution-like
-# kernel).  STOCK=1 builds the pristine base tree instead of ours, out of
-# tree, with the same fragments (see lib.sh for the build directories).
+# + $VARIANT.config (and $ARCH-$VARIANT.config, if there is one) with
+# VARIANT= (e.g. VARIANT=ftrace: a distribution-like kernel).  STOCK=1
+# builds the pristine base tree instead of ours, out of tree, with the same
+# fragments (see lib.sh for the build directories).
 # Other kernels (harness/bench.sh) set KPROBES_SRC to another source tree
 # (such as the pristine base tree, built out of tree and never modified),
 # KPROBES_BUILD to their build directory and KPROBES_CONFIGS to their list
@@ -35,6 +36,10 @@ else
 		[ -f "$REPO/harness/configs/$VARIANT.config" ] ||
 			die "no harness/configs/$VARIANT.config for VARIANT=$VARIANT"
 		cat "$REPO/harness/configs/$VARIANT.config" >> "$frag"
+		# What only some arches have (e.g. x86_64-ftrace.config)
+		if [ -f "$REPO/harness/configs/$ARCH-$VARIANT.config" ]; then
+			cat "$REPO/harness/configs/$ARCH-$VARIANT.config" >> "$frag"
+		fi
 	fi
 fi
 

@@ -490,6 +490,58 @@ if [ -e $S ]; then
 	check opt-sysctl-mode sh -c "ls -l $S | grep -q '^-rw-r--r--'"
 fi
 
+# --- a kprobe on a livepatched function (x86_64, VARIANT=ftrace) -------------
+# livepatch-sample sends cmdline_proc_show() to its own version through an
+# IPMODIFY ftrace_ops, and kprobe_events probes on that entry are served by
+# ftrace too: they fire and the patch stays, whichever came first.  A kprobe
+# with a post_handler would need an IPMODIFY ftrace_ops of its own there:
+# refused, and the patch stays.
+LP=/sys/kernel/livepatch/livepatch_sample
+# A transition waits for every task to leave the patched function: 20 s.
+# A disabled patch then goes away with its directory.
+lp_in_transition() { [ -e $LP ] && [ "$(cat $LP/transition)" != 0 ]; }
+lp_settle() {
+	i=0
+	while lp_in_transition && [ $i -lt 200 ]; do
+		usleep 100000; i=$((i + 1))
+	done
+	echo "guest: livepatch transition over after $((i * 100)) ms"
+	! lp_in_transition
+}
+lp_applied() { grep -q 'this has been live patched' /proc/cmdline; }
+if [ -f "/lib/modules/$(uname -r)/livepatch-sample.ko" ] && [ -w $T/kprobe_events ]; then
+	echo > $T/trace
+	echo 'p:kpt/lp0 cmdline_proc_show' > $T/kprobe_events
+	echo 1 > $T/events/kpt/lp0/enable
+	check livepatch-loads-under-probe insmod "/lib/modules/$(uname -r)/livepatch-sample.ko"
+	check livepatch-transition-over lp_settle
+	check livepatch-applied-under-probe lp_applied
+	check livepatch-earlier-probe-hit grep -q ' lp0: (' $T/trace
+	echo 0 > $T/events/kpt/enable
+	echo > $T/kprobe_events
+	echo > $T/trace
+	echo 'p:kpt/lp1 cmdline_proc_show' > $T/kprobe_events
+	echo 'r:kpt/lp1r cmdline_proc_show' >> $T/kprobe_events
+	echo 1 > $T/events/kpt/enable
+	check livepatch-applied-under-later-probe lp_applied
+	check livepatch-later-probe-hit grep -q ' lp1: (' $T/trace
+	check livepatch-kretprobe-hit grep -q ' lp1r: (' $T/trace
+	if insmod $M/kprobe_example.ko symbol=cmdline_proc_show 2>/dev/null; then
+		notok livepatch-post-handler-probe-refused
+		rmmod kprobe_example
+	else
+		ok livepatch-post-handler-probe-refused
+	fi
+	check livepatch-applied-after-refusal lp_applied
+	echo 0 > $T/events/kpt/enable
+	echo > $T/kprobe_events
+	echo 0 > $LP/enabled
+	check livepatch-disable-transition-over lp_settle
+	check livepatch-reverted sh -c '! grep -q "this has been live patched" /proc/cmdline'
+	check livepatch-unloads rmmod livepatch_sample
+	check livepatch-probes-removed test -z "$(cat $D/list)"
+fi
+
 # --- the in-tree consumers from userspace: kprobe_events, the perf kprobe PMU,
 # BPF, fail_function (each skipped when the kernel lacks it) -------------------
 [ -f /guest/consumers.sh ] && sh /guest/consumers.sh

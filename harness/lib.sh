@@ -8,11 +8,11 @@ CACHE=${KPROBES_CACHE:-/var/cache/kprobes-build}
 PRISTINE=$CACHE/linux-source-6.1
 TREE=$CACHE/tree
 ARCH=${ARCH:-x86_64}
-# VARIANT=NAME adds harness/configs/NAME.config to the fragments and builds
-# in its own directory; STOCK=1 builds the pristine base tree (the stock
-# kprobes, for comparison: built and run, never read) with the same
-# fragments.  KPROBES_BUILD overrides the build directory (harness/bench.sh
-# builds its own kernels elsewhere).
+# VARIANT=NAME adds harness/configs/NAME.config (and ARCH-NAME.config) to
+# the fragments and builds in its own directory; STOCK=1 builds the
+# pristine base tree (the stock kprobes, for comparison: built and run,
+# never read) with the same fragments.  KPROBES_BUILD overrides the build
+# directory (harness/bench.sh builds its own kernels elsewhere).
 VARIANT=${VARIANT:-}
 STOCK=${STOCK:-0}
 if [ "$STOCK" = 1 ]; then
