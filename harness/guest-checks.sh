@@ -533,6 +533,27 @@ if [ -f "/lib/modules/$(uname -r)/livepatch-sample.ko" ] && [ -w $T/kprobe_event
 		ok livepatch-post-handler-probe-refused
 	fi
 	check livepatch-applied-after-refusal lp_applied
+	# Registered while kprobes are disarmed, that kprobe cannot be armed
+	# when they are armed again: the write to kprobes/enabled says so,
+	# and arms the others (6.1 does both).  The kprobe_events probes share
+	# its point, which is armed as a whole or not at all (as in 6.1): they
+	# fire again once it is gone.
+	echo 0 > $D/enabled
+	check livepatch-post-handler-probe-loads-disarmed \
+		insmod $M/kprobe_example.ko symbol=cmdline_proc_show
+	if printf 1 > $D/enabled 2>/dev/null; then
+		notok enabled-write-reports-unarmable-probe
+	else
+		ok enabled-write-reports-unarmable-probe
+	fi
+	echo "guest: kprobes/list after arming all but one:"
+	cat $D/list
+	check enabled-reads-1-after-partial-arm test "$(cat $D/enabled)" = 1
+	check livepatch-applied-after-partial-arm lp_applied
+	check livepatch-unarmed-probe-unloads rmmod kprobe_example
+	echo > $T/trace
+	cat /proc/cmdline > /dev/null
+	check livepatch-point-armed-after-unarmable-probe grep -q ' lp1: (' $T/trace
 	echo 0 > $T/events/kpt/enable
 	echo > $T/kprobe_events
 	echo 0 > $LP/enabled
