@@ -1101,9 +1101,12 @@ int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
  * Context: process context, may sleep.
  * Return: 0 on success; -EINVAL for a bad request (both or neither of addr
  * and symbol_name, an already registered @p, a blacklisted, non-text or
- * unprobeable instruction), -ENOENT for an unknown symbol or a going
- * module, -EILSEQ for an address inside an instruction, -EBUSY for text
- * owned by another patching mechanism, -ENOMEM.
+ * unprobeable instruction) or when kprobes failed to initialize; -ENOENT
+ * for an unknown symbol, a going module or a coming one whose blacklist is
+ * not read yet; -EILSEQ for an address inside an instruction; -EBUSY for
+ * text owned by another patching mechanism; -ERANGE (x86) for a
+ * RIP-relative operand that its copy could not reach; -ENODEV for a point
+ * to be served by ftrace once ftrace shut down; -ENOMEM.
  */
 int register_kprobe(struct kprobe *p)
 {
@@ -1300,7 +1303,9 @@ EXPORT_SYMBOL_GPL(unregister_kprobes);
 
 /**
  * unregister_kprobe() - remove a probe
- * @p: the probe; ignored if it is not registered
+ * @p: the probe; if it is not registered (or is the entry probe of a
+ *	kretprobe, which unregister_kretprobe() removes), only its addr is
+ *	cleared
  *
  * Context: process context, may sleep.
  */
@@ -1389,7 +1394,9 @@ EXPORT_SYMBOL_GPL(disable_kprobe);
  * @kp: the probe
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINVAL if @kp is not registered or its text is gone.
+ * Return: 0; -EINVAL if @kp is not registered or its text is gone; or
+ * why a point served by ftrace could not be armed or take the claim on
+ * the instruction pointer (-EBUSY, -ENOMEM), @kp then staying disabled.
  */
 int enable_kprobe(struct kprobe *kp)
 {

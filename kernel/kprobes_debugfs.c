@@ -8,7 +8,8 @@
  *   enabled    "1" while registered probes are armed; write a boolean
  *              (0/1, n/y, off/on) to disarm or rearm them all
  *   blacklist  "0x<start>-0x<end>\t<symbol>" for each refused range
- *   stats      every registered probe, as in list, then "hits=N missed=N"
+ *   stats      every registered probe, as in list but without the marks
+ *              in brackets, then "hits=N missed=N"
  *              (handlers run; hits that found the CPU inside a probe),
  *              "no_instance=N" for a kretprobe (calls with no free
  *              instance), and how its point's hits were served:

@@ -13,8 +13,8 @@
  * Instance pool
  * -------------
  *
- * All instances are allocated at registration.  Free instances sit on
- * per-CPU lock-free lists (llist):
+ * Registration allocates maxactive instances, and the pool grows on
+ * demand (below).  Free instances sit on per-CPU lock-free lists (llist):
  *
  *  - take: llist_del_first() on this CPU's list; if it is empty, steal a
  *    whole list from another CPU with llist_del_all() and keep the rest;
@@ -851,7 +851,8 @@ EXPORT_SYMBOL_GPL(disable_kretprobe);
  * @rp: the kretprobe
  *
  * Context: process context, may sleep.
- * Return: 0, or -EINVAL if @rp is not registered.
+ * Return: as enable_kprobe() for its entry probe (-EINVAL if @rp is not
+ * registered or its text is gone).
  */
 int enable_kretprobe(struct kretprobe *rp)
 {

@@ -116,7 +116,9 @@ struct kprobe {
  * @KPROBE_HIT_STEPPED: breakpoint; the copy was stepped, a second trap
  * @KPROBE_HIT_OPTIMIZED: a jump to the point's detour, no exception
  * @KPROBE_HIT_FTRACE: the function tracer's call, no exception
- * @KPROBE_HIT_MISSED: the CPU was already inside a probe: no handler ran
+ * @KPROBE_HIT_MISSED: no handler ran: the CPU was already inside a probe
+ *	(or, through ftrace, its recursion guard refused the call, or the
+ *	point was moving between kprobes' two ftrace_ops)
  * @NR_KPROBE_HIT_KINDS: how many kinds
  */
 enum kprobe_hit_kind {
@@ -283,7 +285,8 @@ struct kprobe_point {
  * KPROBE_REENTER (the end of a nested replay restores the outer status).
  * So a hit that replays nothing (handlers only: optimized, redirected,
  * the kretprobe trampoline) writes neither, and one that replays sets
- * both just before it does.
+ * both just before it does (the x86 ftrace callback, whose "replay" is
+ * the post_handlers' view of the call, sets @status alone).
  */
 struct kprobe_ctlblk {
 	unsigned int status;
@@ -885,7 +888,8 @@ struct kretprobe_pool {
  * @maxactive_limit: how many calls the pool may grow to track when they
  *	outnumber @maxactive: 0 for KRETPROBE_DEFAULT_LIMIT (or @maxactive
  *	if larger), a negative value to never grow
- * @nmissed: calls that found no free instance
+ * @nmissed: calls that found no free instance (or found the trampoline
+ *	already in the return slot but no instance of the task there)
  * @data_size: bytes of private data in each instance
  * @pool: the instances (private; set while registered)
  */
@@ -965,8 +969,9 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
 void kretprobe_lost_return(void);
 
 /*
- * Functions a kretprobe must not be put on, because they return on
- * another task or stack than they were entered on (NULL-terminated, from
+ * Functions a kretprobe must not be put on, because their return cannot be
+ * diverted: they return on another task or stack than they were entered
+ * on, are not called as functions, or return twice (NULL-terminated, from
  * the arch; compiler-made copies such as "name.part.0" are refused too).
  */
 extern const char * const arch_kretprobe_blacklist[];
