@@ -16,6 +16,7 @@
 #include <linux/bitops.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/sizes.h>
 #include <linux/uaccess.h>
 #include <asm/insn.h>
 #include <asm/traps.h>
@@ -58,8 +59,9 @@ void __kprobes simulate_adr_adrp(u32 opcode, long addr, struct pt_regs *regs)
 				FIELD_GET(GENMASK(30, 29), opcode), 20);
 	u64 val;
 
+	/* ADRP counts 4 KiB pages, whatever the kernel's page size */
 	if (aarch64_insn_is_adrp(opcode))
-		val = (addr & PAGE_MASK) + (imm << 12);
+		val = (addr & ~(u64)(SZ_4K - 1)) + (imm << 12);
 	else
 		val = addr + imm;
 	write_xreg(regs, opcode & 0x1f, val);
