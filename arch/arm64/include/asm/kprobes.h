@@ -104,7 +104,7 @@ void kprobe_opt_patch_dit(struct alt_instr *alt, __le32 *origptr,
 			  __le32 *updptr, int nr_inst);
 /* opt_entry.S */
 void kprobe_opt_entry(void);
-extern const u32 kprobe_opt_template[];
+extern const __le32 kprobe_opt_template[];
 extern u8 kprobe_opt_detours[];
 #else
 static inline unsigned long arm64_opt_resume_addr(struct kprobe_point *kpp)

@@ -386,13 +386,15 @@ static bool arm64_landing_pad(u32 insn)
 static int arm64_build_detour(struct arm64_detour_buf *b,
 			      struct kprobe_point *kpp)
 {
+	const __le32 *template = kprobe_opt_template;
 	unsigned int i;
 
 	arm64_put_quad(b, ARM64_DETOUR_POINT, (unsigned long)kpp);
 	arm64_put_quad(b, ARM64_DETOUR_ADDR, (unsigned long)kpp->addr);
+	/* Instructions are little-endian, whatever the data are */
 	for (i = DETOUR_WORD(ARM64_DETOUR_CODE);
 	     i < DETOUR_WORD(ARM64_DETOUR_REPLAY); i++)
-		b->w[i] = kprobe_opt_template[i - DETOUR_WORD(ARM64_DETOUR_CODE)];
+		b->w[i] = le32_to_cpu(*template++);
 	b->n = DETOUR_WORD(DETOUR_CALL);
 	if (WARN_ON_ONCE(b->w[b->n] != aarch64_insn_gen_nop()) ||
 	    !arm64_emit_branch(b, (unsigned long)kprobe_opt_entry,
