@@ -48,10 +48,11 @@
  * fixmap), and its range is cleaned to the point of unification.
  *
  * A hit through a detour sees a struct pt_regs as a BRK hit does: the
- * registers, sp, pc (the probed address) and pstate (EL1h, and NZCV,
- * DAIF, PAN, SSBS, TCO and DIT as the probed code had them, the last four
- * where the system has the feature), pmr_save with pseudo-NMIs, and the
- * frame record of an exception.  The pre_handlers run with interrupts
+ * registers, sp, pc (the probed address) and pstate (EL1h, or EL2h where
+ * the kernel runs at EL2 with VHE, and NZCV, DAIF, PAN, SSBS, TCO and DIT
+ * as the probed code had them, the last four where the system has the
+ * feature), pmr_save with pseudo-NMIs, and the frame record of an
+ * exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
  * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
@@ -616,10 +617,13 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 	raw_local_irq_restore(flags);
 	if (!redirect)
 		return 0;
-	/* ERET goes back to EL1 with SP_EL1, like a breakpoint exception. */
+	/*
+	 * ERET goes back to the kernel's own exception level (EL2 where it
+	 * runs there, with VHE) with SP_ELx, like a breakpoint exception.
+	 */
 	regs->pstate &= ~(PSR_MODE_MASK | PSR_MODE32_BIT | PSR_BTYPE_MASK |
 			  DBG_SPSR_SS | PSR_IL_BIT);
-	regs->pstate |= PSR_MODE_EL1h;
+	regs->pstate |= is_kernel_in_hyp_mode() ? PSR_MODE_EL2h : PSR_MODE_EL1h;
 	return 1;
 }
 
