@@ -12,6 +12,8 @@
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
 
+#include "sw_pan.h"
+
 asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs);
 
 /*
@@ -42,7 +44,9 @@ asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs)
 {
 	unsigned long ret;
 
+	kprobe_sw_pan_enter(regs);
 	ret = kretprobe_trampoline_handler(regs, (void *)regs->regs[29]);
+	kprobe_sw_pan_exit(regs);
 	regs->regs[30] = ret;
 	return ret;
 }

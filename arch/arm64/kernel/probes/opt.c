@@ -51,8 +51,9 @@
  * registers, sp, pc (the probed address) and pstate (EL1h, or EL2h where
  * the kernel runs at EL2 with VHE, and NZCV, DAIF, PAN, SSBS, TCO and DIT
  * as the probed code had them, the last four where the system has the
- * feature), pmr_save with pseudo-NMIs, and the frame record of an
- * exception.  The pre_handlers run with interrupts
+ * feature; with software PAN the emulated PAN bit, and user memory out of
+ * reach for the handlers, see sw_pan.h), pmr_save with pseudo-NMIs, and
+ * the frame record of an exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
  * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
@@ -117,6 +118,7 @@
 
 #include "decode-insn.h"
 #include "simulate-insn.h"
+#include "sw_pan.h"
 
 asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 				   struct pt_regs *regs);
@@ -608,11 +610,13 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 	/* Raw, with lockdep told as on an exception: see kprobes.h */
 	raw_local_irq_save(flags);
 	lockdep_turned_off = kprobe_lockdep_irqs_off();
+	kprobe_sw_pan_enter(regs);
 	redirect = kprobe_opt_hit(kpp, regs);
 	if (!redirect && kpp->opt.simulate) {
 		kpp->opt.simulate(kpp->opcode, (long)kpp->addr, regs);
 		redirect = true;
 	}
+	kprobe_sw_pan_exit(regs);
 	kprobe_lockdep_irqs_restore(lockdep_turned_off);
 	raw_local_irq_restore(flags);
 	if (!redirect)
