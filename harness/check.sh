@@ -5,6 +5,8 @@
 # 4 vCPUs for the torture test (TORTURE_S seconds) and judge that log; the
 # same for a distribution-like build with the function tracer, which also
 # runs the in-tree consumers and ftracetest (CHECK_NO_FTRACE=1 skips it);
+# on arm64 the first boot runs the kernel at EL2 (VHE) and the ftrace
+# variant's boot is on an ARMv8.0 CPU (cortex-a57: software PAN, no VHE);
 # on x86_64 the MSR fault cases once more on a newer QEMU
 # (harness/check-msr.sh); oopses inside probe hits (harness/check-oops.sh);
 # then check our sources with checkpatch,
@@ -52,11 +54,22 @@ for arch in $arches; do
 	extra=$(ARCH=$arch check_cmdline_extra)
 	if image=$(ARCH=$arch "$REPO/harness/build.sh" | tail -n 1); then
 		t0=$(date +%s)
-		ARCH=$arch KERNEL_CMDLINE_EXTRA=$extra \
+		ARCH=$arch ARM64_EL2=1 KERNEL_CMDLINE_EXTRA=$extra \
 			"$REPO/harness/run-qemu.sh" "$image" "$guest" "$log" || true
 		out=$(ARCH=$arch "$REPO/harness/check-log.sh" "$log") || true
 		echo "$out" | head -n -1
 		count "$(echo "$out" | tail -n 1)"
+		# That boot ran the kernel at EL2, as a KVM host does (VHE)
+		if [ "$arch" = arm64 ]; then
+			if grep -q 'CPU: All CPU(s) started at EL2' "$log" &&
+			   grep -q 'detected: Virtualization Host Extensions' "$log"; then
+				out="1 passed, 0 failed"
+			else
+				out="0 passed, 1 failed"
+			fi
+			echo "$arch: the kernel at EL2 with VHE: $out"
+			count "$out"
+		fi
 		if [ "$guest" != "$REPO/harness/guest-checks.sh" ]; then
 			stock=$REPO/harness/ftracetest-stock-$arch-plain.txt
 			[ -f "$stock" ] || stock=

@@ -28,7 +28,10 @@ t1=$(date +%s)
 # No kprobe_event= on the command line (the default one names _xbc_exit,
 # which kprobe_events refuses here: notrace): boot-time probe events turn
 # the tracers' startup self tests off, trace_kprobe's among them
-KERNEL_CMDLINE=${KERNEL_CMDLINE-} \
+# arm64 boots this one on an ARMv8.0 CPU, without PAN: the kernel's
+# software PAN (CONFIG_ARM64_SW_TTBR0_PAN) is in use, and the guest probes
+# inside a user access window
+KERNEL_CMDLINE=${KERNEL_CMDLINE-} ARM64_CPU=${ARM64_CPU-cortex-a57} \
 	QEMU_TIMEOUT=${QEMU_TIMEOUT:-1800} "$REPO/harness/run-qemu.sh" "$image" \
 	"$REPO/harness/guest/consumers-run.sh" "$log" || echo "the QEMU run failed"
 t2=$(date +%s)

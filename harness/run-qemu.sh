@@ -7,7 +7,11 @@
 # The guest powers off by itself (reboot -f with -no-reboot); a run that
 # hangs is killed after $QEMU_TIMEOUT seconds.  SMP sets the number of
 # vCPUs, GUEST_MODULES the modules to put in the guest's /modules (default:
-# the kprobes samples of $BUILD), QEMU_EXTRA more QEMU options.
+# the kprobes samples of $BUILD), QEMU_EXTRA more QEMU options.  On arm64,
+# ARM64_EL2=1 boots the kernel at EL2 (virtualization=on: with the VHE of
+# the CPU "max", the kernel stays there, as on a KVM host) and ARM64_CPU
+# names another CPU than "max" (cortex-a57: ARMv8.0, without PAN, VHE or
+# pointer authentication).
 . "$(dirname "$0")/lib.sh"
 
 image=$1 script=$2 log=$3
@@ -97,7 +101,10 @@ arm64)
 	# running a B that another vCPU had replaced by a BRK (with
 	# aarch64_insn_patch_text_nosync() and kick_all_cpus_sync()), seen
 	# as hits without their post_handler in the torture test.
-	qemu=(qemu-system-aarch64 -machine virt,gic-version=3 -accel tcg,thread=single -cpu max,pauth-impdef=on -m 1G)
+	machine=virt,gic-version=3
+	[ "${ARM64_EL2:-0}" = 1 ] && machine=$machine,virtualization=on
+	cpu=${ARM64_CPU:-max,pauth-impdef=on}
+	qemu=(qemu-system-aarch64 -machine "$machine" -accel tcg,thread=single -cpu "$cpu" -m 1G)
 	console=ttyAMA0 ;;
 esac
 
