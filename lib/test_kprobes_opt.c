@@ -41,6 +41,7 @@
 #include <asm/asm-extable.h>
 #include <asm/insn.h>
 #include <asm/sysreg.h>
+#include <asm/virt.h>
 #endif
 
 #include "test_kprobes.h"
@@ -994,7 +995,10 @@ static void kpo_regs_as_on_breakpoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, detoured.pstate & ~PSR_BTYPE_MASK,
 			trapped.pstate & ~PSR_BTYPE_MASK);
 	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_Z_BIT, (u64)PSR_Z_BIT);
-	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_MODE_MASK, (u64)PSR_MODE_EL1h);
+	/* The kernel's own exception level: EL2 with VHE */
+	KUNIT_EXPECT_EQ(test, detoured.pstate & PSR_MODE_MASK,
+			is_kernel_in_hyp_mode() ? (u64)PSR_MODE_EL2h :
+						  (u64)PSR_MODE_EL1h);
 	KUNIT_EXPECT_EQ(test, detoured.pstate & kpo_pstate_present(),
 			kpo_pstate_present());
 	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
