@@ -441,22 +441,19 @@ if [ -e $S ]; then
 	# arm64: an optimized probe inside a user access window (the entry
 	# of __arch_copy_to_user(), which raw_copy_to_user() calls between
 	# uaccess_ttbr0_enable() and uaccess_ttbr0_disable() with software
-	# PAN) whose fetch reads user memory itself: the copy it interrupted
-	# still reaches user memory afterwards, and reads work.
-	if [ "$(uname -m)" = aarch64 ] &&
-	   grep -q ' __arch_copy_to_user$' /proc/kallsyms; then
+	# PAN) whose pre_handler reads user memory itself: the copy it
+	# interrupted still reaches user memory afterwards, and reads work.
+	if [ "$(uname -m)" = aarch64 ] && [ -e /guest/kprobe_uaccess.ko ]; then
 		cat /proc/version > /tmp/version-0
-		echo > $T/trace
-		echo 'p:kpt/cu __arch_copy_to_user dst=+0(%x0):ustring' > $T/kprobe_events
-		echo 1 > $T/events/kpt/cu/enable
+		check uaccess-window-module-loads insmod /guest/kprobe_uaccess.ko
 		opt_wait
 		check uaccess-window-probe-optimized \
 			grep -q '__arch_copy_to_user+0x[0-9a-f]*  \[OPTIMIZED\]' $D/list
 		cat /proc/version > /tmp/version-1
 		check uaccess-window-copy-intact cmp -s /tmp/version-0 /tmp/version-1
-		echo 0 > $T/events/kpt/cu/enable
-		check uaccess-window-probe-hit grep -q ' cu: (' $T/trace
-		echo > $T/kprobe_events
+		check uaccess-window-handler-read-user \
+			test "$(cat /sys/module/kprobe_uaccess/parameters/user_reads)" -gt 0
+		check uaccess-window-module-unloads rmmod kprobe_uaccess
 	fi
 
 	# A point the optimizer refuses stays on its breakpoint, and
