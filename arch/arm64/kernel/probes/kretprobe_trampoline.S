@@ -45,9 +45,12 @@ SYM_CODE_START(kretprobe_trampoline)
 	mrs	x0, nzcv
 	mrs	x1, daif
 	orr	x0, x0, x1
-	/* The kernel's EL (2 with VHE) in M[3:2], and M[0]: SP_ELx */
-	mrs	x1, CurrentEL
-	orr	x1, x1, #1
+	/* The kernel's mode: EL2h with VHE (which it runs at EL2 for), or EL1h */
+alternative_if_not ARM64_HAS_VIRT_HOST_EXTN
+	mov	x1, #PSR_MODE_EL1h
+alternative_else
+	mov	x1, #PSR_MODE_EL2h
+alternative_endif
 	orr	x0, x0, x1
 	str	x0, [sp, #S_PSTATE]
 alternative_if ARM64_HAS_IRQ_PRIO_MASKING

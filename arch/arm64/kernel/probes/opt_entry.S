@@ -79,9 +79,12 @@ SYM_CODE_START(kprobe_opt_entry)
 	mrs	x2, nzcv
 	mrs	x3, daif
 	orr	x2, x2, x3
-	/* The kernel's EL (2 with VHE) in M[3:2], and M[0]: SP_ELx */
-	mrs	x3, CurrentEL
-	orr	x3, x3, #1
+	/* The kernel's mode: EL2h with VHE (which it runs at EL2 for), or EL1h */
+alternative_if_not ARM64_HAS_VIRT_HOST_EXTN
+	mov	x3, #PSR_MODE_EL1h
+alternative_else
+	mov	x3, #PSR_MODE_EL2h
+alternative_endif
 	orr	x2, x2, x3
 	kprobe_pstate_field x2, x3, ARM64_HAS_PAN, SYS_PSTATE_PAN
 	kprobe_pstate_field x2, x3, ARM64_SSBS, SYS_PSTATE_SSBS
