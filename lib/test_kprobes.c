@@ -130,36 +130,6 @@ static struct kprobe *kpt_kprobe_running(struct kprobe *fallback)
 	return KPT_BUILTIN ? kprobe_running() : fallback;
 }
 
-#ifdef MODULE
-/*
- * Find this module's symbol named @name or, with @name NULL, the function
- * starting at *@addr; give its address and size.  Every symbol the tests
- * look up is this file's own.
- */
-static bool kpt_module_sym(const char *name, unsigned long *addr,
-			   unsigned long *size)
-{
-	const struct mod_kallsyms *ks;
-	bool found = false;
-	unsigned int i;
-
-	preempt_disable();
-	ks = rcu_dereference_sched(THIS_MODULE->kallsyms);
-	for (i = 0; i < ks->num_symtab && !found; i++) {
-		unsigned long value = kallsyms_symbol_value(&ks->symtab[i]);
-
-		if (name ? !strcmp(ks->strtab + ks->symtab[i].st_name, name) :
-			   value == *addr && ks->symtab[i].st_size) {
-			*addr = value;
-			*size = ks->symtab[i].st_size;
-			found = true;
-		}
-	}
-	preempt_enable();
-	return found;
-}
-#endif
-
 /* The address of this file's symbol @name, 0 if there is none */
 static unsigned long kpt_lookup_name(const char *name)
 {

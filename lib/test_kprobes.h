@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the KUnit files of kprobes share (test_kprobes.c, test_kretprobes.c,
- * test_kprobes_opt.c): how they tell built-in from module, and the helpers
- * that are the same in each.
+ * test_kprobes_opt.c, test_kprobes_ftrace.c): how they tell built-in from
+ * module, and the helpers that are the same in each.
  */
 #ifndef _LIB_TEST_KPROBES_H
 #define _LIB_TEST_KPROBES_H
@@ -10,7 +10,9 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/cpu.h>
+#include <linux/kallsyms.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #ifdef CONFIG_X86
@@ -45,6 +47,49 @@ static inline unsigned int kpt_second_insn_offset(void *fn)
 	return 4;
 #endif
 }
+
+/*
+ * Whether the symbol of @addr, as sprint_symbol() prints it
+ * ("name+0xoff/0xsize"), starts with @prefix: "fn+" for any address in fn,
+ * "fn+0x0/" for its first byte.  kallsyms_lookup_name() is not exported.
+ */
+static inline bool kpt_sym_starts(unsigned long addr, const char *prefix)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(name, addr);
+	return !strncmp(name, prefix, strlen(prefix));
+}
+
+#ifdef MODULE
+/*
+ * Find this module's symbol named @name or, with @name NULL, the function
+ * starting at *@addr; give its address and size.  Every symbol the tests
+ * look up is their own file's.
+ */
+static inline bool kpt_module_sym(const char *name, unsigned long *addr,
+				  unsigned long *size)
+{
+	const struct mod_kallsyms *ks;
+	bool found = false;
+	unsigned int i;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(THIS_MODULE->kallsyms);
+	for (i = 0; i < ks->num_symtab && !found; i++) {
+		unsigned long value = kallsyms_symbol_value(&ks->symtab[i]);
+
+		if (name ? !strcmp(ks->strtab + ks->symtab[i].st_name, name) :
+			   value == *addr && ks->symtab[i].st_size) {
+			*addr = value;
+			*size = ks->symtab[i].st_size;
+			found = true;
+		}
+	}
+	preempt_enable();
+	return found;
+}
+#endif
 
 /* The description of a case of an array of names: the name */
 static inline void kpt_name_desc(const char * const *name, char *desc)

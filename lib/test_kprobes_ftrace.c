@@ -100,16 +100,10 @@ static unsigned long kpf_ftrace_site(void *fn)
 	 * module's own tables, between @fn and the end of its symbol.
 	 */
 	unsigned long start = (unsigned long)fn, size = 0, site = 0;
-	const struct mod_kallsyms *ks;
 	unsigned int i;
 
-	preempt_disable();
-	ks = rcu_dereference_sched(THIS_MODULE->kallsyms);
-	for (i = 0; i < ks->num_symtab && !size; i++) {
-		if (kallsyms_symbol_value(&ks->symtab[i]) == start)
-			size = ks->symtab[i].st_size;
-	}
-	preempt_enable();
+	if (!kpt_module_sym(NULL, &start, &size))
+		return 0;
 	for (i = 0; i < THIS_MODULE->num_ftrace_callsites; i++) {
 		unsigned long at = ftrace_call_adjust(THIS_MODULE->ftrace_callsites[i]);
 
@@ -565,14 +559,6 @@ static noinline __noipa int kpf_rh_caller(int a)
 	return kpf_rh_target(a) + 1;
 }
 
-static bool kpf_sym_starts(unsigned long addr, const char *prefix)
-{
-	char name[KSYM_SYMBOL_LEN];
-
-	sprint_symbol(name, addr);
-	return !strncmp(name, prefix, strlen(prefix));
-}
-
 static void kpf_rh_trace(void)
 {
 	unsigned long trace[32];
@@ -580,12 +566,12 @@ static void kpf_rh_trace(void)
 
 	n = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
 	for (i = 0; i < n; i++) {
-		if (kpf_sym_starts(trace[i], "kpf_rh_caller+"))
+		if (kpt_sym_starts(trace[i], "kpf_rh_caller+"))
 			kpf_rh.has_caller = true;
-		if (kpf_sym_starts(trace[i], "kpf_two_return_hooks_trace+"))
+		if (kpt_sym_starts(trace[i], "kpf_two_return_hooks_trace+"))
 			kpf_rh.has_test = true;
-		if (kpf_sym_starts(trace[i], "kretprobe_trampoline+0x0/") ||
-		    kpf_sym_starts(trace[i], "arch_rethook_trampoline+0x0/"))
+		if (kpt_sym_starts(trace[i], "kretprobe_trampoline+0x0/") ||
+		    kpt_sym_starts(trace[i], "arch_rethook_trampoline+0x0/"))
 			kpf_rh.has_trampoline = true;
 	}
 	atomic_inc(&kpf_rh.traces);

@@ -560,13 +560,9 @@ static void kpt_kprobe_and_kretprobe_on_one_function(struct kunit *test)
  */
 static bool kpt_is_trampoline(unsigned long addr)
 {
-	static const char tramp[] = "kretprobe_trampoline+0x0/";
-	char name[KSYM_SYMBOL_LEN];
-
 	if (KPT_BUILTIN)
 		return is_kretprobe_trampoline(addr);
-	sprint_symbol(name, addr);
-	return !strncmp(name, tramp, sizeof(tramp) - 1);
+	return kpt_sym_starts(addr, "kretprobe_trampoline+0x0/");
 }
 
 static void kpt_rp_scan_trace(unsigned long *trace, unsigned int n)
