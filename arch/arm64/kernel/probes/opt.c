@@ -56,8 +56,10 @@
  * the frame record of an exception.  The pre_handlers run with interrupts
  * masked (raw, lockdep told as by an exception entry), as on the BRK
  * path, and so with preemption off; unlike there, debug exceptions and
- * SErrors stay unmasked.  Handler changes to x0-x30 and NZCV are
- * honoured; a non-zero return with a new pc resumes there, with every
+ * SErrors stay unmasked, and with hardware PAN, PAN stays as the probed
+ * code had it (setting it and giving it back would cost every hit).
+ * Handler changes to x0-x30 and NZCV are honoured, those to pmr_save
+ * never; a non-zero return with a new pc resumes there, with every
  * register, sp and pstate from the pt_regs (kprobe_opt_entry, step 4'),
  * and so does a simulated instruction.
  *

@@ -9,7 +9,10 @@
  *
  *   1. saves the registers as a struct pt_regs, as an exception would,
  *      and masks interrupts, as the breakpoint exception does (the
- *      kretprobe pool relies on it; popfq gives the flags back);
+ *      kretprobe pool relies on it; popfq gives the flags back).  It
+ *      leaves EFLAGS.AC alone, where the exception's entry clears it: a
+ *      clac would cost every hit, and only matters to a handler's stray
+ *      user access between stac() and clac();
  *   2. calls kprobe_opt_callback(), which fills in regs->ip and regs->sp
  *      as a breakpoint hit would have them, runs the pre_handlers, and
  *      leaves in regs->sp the stack pointer to resume with, minus the
