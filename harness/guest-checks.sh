@@ -115,7 +115,7 @@ check list-empty-after-unload test -z "$(cat $D/list)"
 check init-text-probe-loads insmod $M/kprobe_example.ko symbol=kprobe_example:kprobe_init
 echo "guest: kprobes/list with a probe on freed module init text:"
 cat $D/list
-check init-text-probe-gone grep -q '\[GONE\]' $D/list
+check init-text-probe-gone grep -qE 'kprobe_init\+0x[0-9a-f]+  \[kprobe_example\]  \[GONE\]' $D/list
 check init-text-probe-unloads rmmod kprobe_example
 check list-empty-after-gone-unload test -z "$(cat $D/list)"
 
@@ -126,7 +126,7 @@ check list-shows-module grep -qE "kprobe_target_work\+0x[0-9a-f]+  \[kprobe_targ
 check target-unloads rmmod kprobe_target
 echo "guest: kprobes/list after the probed module was unloaded:"
 cat $D/list
-check module-probe-gone grep -q '\[GONE\]' $D/list
+check module-probe-gone grep -qE 'kprobe_target_work\+0x[0-9a-f]+  \[kprobe_target\]  \[GONE\]' $D/list
 check gone-probe-unregisters rmmod kprobe_example
 check list-empty-after-module-gone test -z "$(cat $D/list)"
 
@@ -272,7 +272,7 @@ if [ -w $T/kprobe_events ]; then
 	check async-init-module-loads insmod $M/kprobe_target.ko async=1
 	echo "guest: kprobes/list after the async module init:"
 	cat $D/list
-	check async-init-probe-gone grep -qE 'kprobe_target:kprobe_target_async_work\+0x0  \[GONE\]' $D/list
+	check async-init-probe-gone grep -qE 'kprobe_target_async_work\+0x0  \[kprobe_target\]  \[GONE\]' $D/list
 	echo 0 > $T/events/kpt/ai/enable
 	echo > $T/kprobe_events
 	check async-init-module-unloads rmmod kprobe_target
@@ -500,7 +500,7 @@ if [ -e $S ]; then
 	check opt-module-probe-hit grep -q ' mt: (' $T/trace
 	echo "guest: kprobes/list after the module with an optimized probe went:"
 	cat $D/list
-	check opt-module-probe-gone grep -q 'kprobe_target_work+0x0  \[GONE\]' $D/list
+	check opt-module-probe-gone grep -qE 'kprobe_target_work\+0x0  \[kprobe_target\]  \[GONE\]' $D/list
 	echo 0 > $T/events/kpt/mt/enable
 	echo > $T/kprobe_events
 	check opt-module-probe-removed test -z "$(cat $D/list)"

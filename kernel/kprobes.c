@@ -973,6 +973,7 @@ static void kprobe_point_free(struct kprobe_point *kpp)
 	if (!kpp->ftrace)
 		arch_remove_kprobe_point(kpp);
 	free_percpu(kpp->counts);
+	kfree(kpp->gone_where);
 	kfree(kpp);
 }
 
@@ -1440,6 +1441,9 @@ static void kprobe_point_kill_locked(struct kprobe_point *kpp,
 	lockdep_assert_held(&kprobe_mutex);
 	if (kpp->gone)
 		return;
+	/* For kprobes/list: kallsyms forgets the symbol with the text. */
+	kpp->gone_where = kprobe_sprint_where(kpp->addr,
+					     GFP_KERNEL | __GFP_NOWARN);
 	WRITE_ONCE(kpp->gone, true);
 	__kprobe_point_update_locked(kpp, jumps);
 	list_for_each_entry(p, &kpp->probes, list)

@@ -37,31 +37,66 @@ static unsigned long kprobe_address_for(struct seq_file *m, const void *addr)
 	return kallsyms_show_value(m->file->f_cred) ? (unsigned long)addr : 0;
 }
 
-/* "<address>  <k|r>  <symbol>+<offset>  [<module>]", as in both files */
-static void kprobe_show_where(struct seq_file *m, struct kprobe *p)
+/**
+ * kprobe_sprint_where() - "symbol+0xoffset" and "  [module]" of an address
+ * @addr: a text address
+ * @gfp: for the string
+ *
+ * What kprobes/list and kprobes/stats show of a point, kept for the time
+ * kallsyms no longer knows it: a point whose text is freed (a module, init
+ * text) still shows where it was.
+ *
+ * Context: may sleep if @gfp does.
+ * Return: a string to kfree(), or NULL if kallsyms does not know @addr or
+ * there is no memory for it.
+ */
+char *kprobe_sprint_where(const void *addr, gfp_t gfp)
 {
 	char namebuf[KSYM_NAME_LEN];
 	unsigned long offset = 0;
 	const char *sym;
 	char *modname;
 
+	sym = kallsyms_lookup((unsigned long)addr, NULL, &offset, &modname,
+			      namebuf);
+	if (!sym)
+		return NULL;
+	if (modname)
+		return kasprintf(gfp, "%s+0x%lx  [%s]", sym, offset, modname);
+	return kasprintf(gfp, "%s+0x%lx", sym, offset);
+}
+
+/* "<address>  <k|r>  <symbol>+<offset>  [<module>]", as in both files */
+static void kprobe_show_where(struct seq_file *m, struct kprobe_point *kpp,
+			      struct kprobe *p)
+{
+	char namebuf[KSYM_NAME_LEN];
+	unsigned long offset = 0;
+	const char *sym = NULL;
+	char *modname;
+
 	seq_printf(m, "%016lx  %c  ", kprobe_address_for(m, p->addr),
 		   kprobe_is_kretprobe(p) ? 'r' : 'k');
+	/* The text of a gone point may hold another module's by now. */
+	if (kpp->gone) {
+		seq_puts(m, kpp->gone_where ?: "(unknown)");
+		return;
+	}
 	sym = kallsyms_lookup((unsigned long)p->addr, NULL, &offset, &modname,
 			      namebuf);
-	if (sym)
-		seq_printf(m, "%s+0x%lx", sym, offset);
-	else if (p->symbol_name)	/* freed text: what the user asked for */
-		seq_printf(m, "%s+0x%x", p->symbol_name, p->offset);
-	else
+	if (!sym) {
 		seq_puts(m, "(unknown)");
-	if (sym && modname)
+		return;
+	}
+	seq_printf(m, "%s+0x%lx", sym, offset);
+	if (modname)
 		seq_printf(m, "  [%s]", modname);
 }
 
-static void kprobe_list_show_probe(struct seq_file *m, struct kprobe *p)
+static void kprobe_list_show_probe(struct seq_file *m,
+				   struct kprobe_point *kpp, struct kprobe *p)
 {
-	kprobe_show_where(m, p);
+	kprobe_show_where(m, kpp, p);
 	if (p->flags & (KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED |
 			KPROBE_FLAG_OPTIMIZED | KPROBE_FLAG_FTRACE))
 		seq_printf(m, "  %s%s%s%s",
@@ -94,7 +129,7 @@ static int kprobe_list_show(struct seq_file *m, void *v)
 	struct kprobe *p;
 
 	list_for_each_entry(p, &kpp->probes, list)
-		kprobe_list_show_probe(m, p);
+		kprobe_list_show_probe(m, kpp, p);
 	return 0;
 }
 
@@ -166,7 +201,7 @@ static int kprobe_stats_show(struct seq_file *m, void *v)
 			kinds[i] += per_cpu_ptr(kpp->counts, cpu)->n[i];
 	}
 	list_for_each_entry(p, &kpp->probes, list) {
-		kprobe_show_where(m, p);
+		kprobe_show_where(m, kpp, p);
 		seq_printf(m, "  hits=%lu missed=%lu",
 			   kprobe_sum_percpu(p->hits), READ_ONCE(p->nmissed));
 		if (kprobe_is_kretprobe(p))

@@ -79,6 +79,7 @@ void kprobe_retire_done_locked(void);
 void kprobe_forget_unregistered(struct kprobe *p, bool earlier_in_batch);
 void kprobe_unregister_done(struct kprobe *p);
 void kprobe_points_destroy(struct list_head *to_free);
+char *kprobe_sprint_where(const void *addr, gfp_t gfp);
 
 /**
  * struct kprobe_blacklist_entry - a range of text that must not be probed

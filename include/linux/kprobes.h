@@ -238,6 +238,9 @@ enum kprobe_ftrace_ops {
  *	point or be blocked by it (kprobe_mutex)
  * @opt_node: entry in the optimizer's queue (kprobe_mutex)
  * @opt: the arch's detour (kprobe_mutex; immutable while not NONE)
+ * @gone_where: where @addr was, "symbol+0xoffset" and "  [module]", as
+ *	kallsyms told just before the text was freed; NULL if it could not
+ *	(kprobe_mutex)
  *
  * Private to the kprobes core and the arch backends.
  */
@@ -265,6 +268,7 @@ struct kprobe_point {
 	struct list_head opt_node;
 	struct arch_optimized_insn opt;
 #endif
+	char *gone_where;
 };
 
 /**
