@@ -11,7 +11,10 @@
  * Locking: kprobe_slot_mutex guards the page list and each page's bitmap.
  * The list is also walked under RCU by is_kprobe_insn_slot() and
  * kprobe_get_kallsym(), which the unwinder and /proc/kallsyms call, so a
- * page is unlinked with list_del_rcu() and freed after a grace period.
+ * page is unlinked with list_del_rcu() and freed by a work item queued
+ * for after a grace period: unregistering thousands of probes empties
+ * pages by the hundred, and must not wait a grace period for each with
+ * the mutex held.
  * Callers free a slot only after no CPU can be executing in it (see the
  * retirement steps in kprobes.c).
  */
@@ -26,18 +29,21 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
 
 /**
  * struct kprobe_insn_page - one page of instruction slots
  * @list: entry in kprobe_insn_pages (kprobe_slot_mutex; RCU)
+ * @free_work: frees the page once unlinked, after a grace period
  * @base: the page (immutable); slots are KPROBE_INSN_SLOT_SIZE bytes
  * @nused: slots in use (kprobe_slot_mutex)
  * @used: which slots are in use (kprobe_slot_mutex)
  */
 struct kprobe_insn_page {
 	struct list_head list;
+	struct rcu_work free_work;
 	void *base;
 	unsigned int nused;
 	DECLARE_BITMAP(used, SLOTS_PER_PAGE);
@@ -59,6 +65,16 @@ static void *kprobe_alloc_insn_page(void)
 	set_memory_ro((unsigned long)page, 1);
 	set_memory_x((unsigned long)page, 1);
 	return page;
+}
+
+static void kprobe_free_insn_page(struct work_struct *work)
+{
+	struct kprobe_insn_page *kip =
+		container_of(to_rcu_work(work), struct kprobe_insn_page,
+			     free_work);
+
+	module_memfree(kip->base);
+	kfree(kip);
 }
 
 /**
@@ -125,10 +141,9 @@ found:
 	if (--kip->nused)
 		goto out;
 	list_del_rcu(&kip->list);
-	/* Pairs with the RCU walks in is_kprobe_insn_slot() and friends. */
-	synchronize_rcu();
-	module_memfree(kip->base);
-	kfree(kip);
+	/* After the RCU walks of is_kprobe_insn_slot() and friends */
+	INIT_RCU_WORK(&kip->free_work, kprobe_free_insn_page);
+	queue_rcu_work(system_wq, &kip->free_work);
 out:
 	mutex_unlock(&kprobe_slot_mutex);
 }
