@@ -542,8 +542,10 @@ static void kpf_kretprobe_on_entry(struct kunit *test)
  * list of instances apart, and neither trampoline.
  */
 static struct {
-	bool has_caller;	/* an address in kpf_rh_caller() */
-	bool has_test;		/* an address in kpf_two_return_hooks_trace() */
+	const char *caller;	/* "function+" of the probed one's caller */
+	const char *test;	/* the name of the test case */
+	bool has_caller;	/* an address in @caller */
+	bool has_test;		/* an address in @test */
 	bool has_trampoline;	/* a trampoline standing for a return address */
 	atomic_t traces;
 	atomic_t outer_returns;
@@ -566,9 +568,9 @@ static void kpf_rh_trace(void)
 
 	n = stack_trace_save(trace, ARRAY_SIZE(trace), 0);
 	for (i = 0; i < n; i++) {
-		if (kpt_sym_starts(trace[i], "kpf_rh_caller+"))
+		if (kpt_sym_starts(trace[i], kpf_rh.caller))
 			kpf_rh.has_caller = true;
-		if (kpt_sym_starts(trace[i], "kpf_two_return_hooks_trace+"))
+		if (kpt_sym_starts(trace[i], kpf_rh.test))
 			kpf_rh.has_test = true;
 		if (kpt_sym_starts(trace[i], "kretprobe_trampoline+0x0/") ||
 		    kpt_sym_starts(trace[i], "arch_rethook_trampoline+0x0/"))
@@ -622,6 +624,8 @@ static void kpf_two_return_hooks_trace(struct kunit *test)
 						kpf_rh_caller : kpf_rh_target);
 
 	memset(&kpf_rh, 0, sizeof(kpf_rh));
+	kpf_rh.caller = "kpf_rh_caller+";
+	kpf_rh.test = __func__;
 	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, &fp_addr, 1), 0);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
 	KUNIT_EXPECT_EQ(test, kpf_rh_caller(3), 41);
@@ -633,6 +637,67 @@ static void kpf_two_return_hooks_trace(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kpf_rh.has_caller);
 	KUNIT_EXPECT_TRUE(test, kpf_rh.has_test);
 	/* ...and no trampoline stands in for either. */
+	KUNIT_EXPECT_FALSE(test, kpf_rh.has_trampoline);
+}
+
+/*
+ * Both on one function: its return goes through both trampolines, one
+ * after the other, and what the outer one saved is the inner one's
+ * address.  A stack trace taken inside the function must undo both.
+ * Which one hooks the return first follows the order of their ftrace_ops;
+ * registering them in both orders covers both, where ftrace calls the
+ * newest ops first.
+ */
+static noinline __noipa int kpf_rh_both_target(int a)
+{
+	kpf_rh_trace();
+	return a * 13 + 1;
+}
+
+static noinline __noipa int kpf_rh_both_caller(int a)
+{
+	return kpf_rh_both_target(a) + 1;
+}
+
+static const char * const kpf_one_function_orders[] = {
+	"fprobe-registered-first", "kretprobe-registered-first",
+};
+
+KUNIT_ARRAY_PARAM(kpf_one_function_order, kpf_one_function_orders,
+		  kpt_name_desc);
+
+static void kpf_two_return_hooks_one_function(struct kunit *test)
+{
+	bool fprobe_first = test->param_value == &kpf_one_function_orders[0];
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpf_rh_both_target,
+		.handler = kpf_rh_rp_count,
+	};
+	struct fprobe fp = { .exit_handler = kpf_rh_fp_count };
+	unsigned long fp_addr = (unsigned long)kpf_rh_both_target;
+
+	memset(&kpf_rh, 0, sizeof(kpf_rh));
+	kpf_rh.caller = "kpf_rh_both_caller+";
+	kpf_rh.test = __func__;
+	if (fprobe_first)
+		KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, &fp_addr, 1), 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (!fprobe_first &&
+	    register_fprobe_ips(&fp, &fp_addr, 1)) {
+		unregister_kretprobe(&rp);
+		KUNIT_FAIL(test, "register_fprobe_ips() failed");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, kpf_rh_both_caller(3), 41);
+	unregister_kretprobe(&rp);
+	unregister_fprobe(&fp);
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpf_rh.traces), 1);
+	/* Both hooks saw the return... */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf_rh.outer_returns), 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	/* ...and the trace went through both to the real callers. */
+	KUNIT_EXPECT_TRUE(test, kpf_rh.has_caller);
+	KUNIT_EXPECT_TRUE(test, kpf_rh.has_test);
 	KUNIT_EXPECT_FALSE(test, kpf_rh.has_trampoline);
 }
 #endif /* CONFIG_FPROBE */
@@ -654,6 +719,8 @@ static struct kunit_case kpf_cases[] = {
 	KUNIT_CASE(kpf_kretprobe_on_entry),
 #ifdef CONFIG_FPROBE
 	KUNIT_CASE_PARAM(kpf_two_return_hooks_trace, kpf_two_hooks_order_gen_params),
+	KUNIT_CASE_PARAM(kpf_two_return_hooks_one_function,
+			 kpf_one_function_order_gen_params),
 #endif
 #endif
 	{}
