@@ -715,13 +715,26 @@ int register_kretprobe(struct kretprobe *rp)
 	rp->kp.pre_handler = kretprobe_entry_handler;
 	rp->kp.post_handler = NULL;
 	ret = register_kprobe_locked(&rp->kp, addr, true);
-	if (ret)
+	if (ret) {
 		rp->pool = NULL;
+		/*
+		 * A failure after the point was armed has an entry hit see the
+		 * kretprobe: it may have diverted a call.  Take the pool apart
+		 * as unregistration does.
+		 */
+		kretprobe_pool_detach(pool);
+	}
 	kprobes_commit_locked();
+	mutex_unlock(&kprobe_mutex);
+	if (ret) {
+		kprobes_synchronize();
+		kretprobe_pool_collect(pool);
+	}
+	return ret;
+
 out_unlock:
 	mutex_unlock(&kprobe_mutex);
-	if (ret)
-		kretprobe_pool_free(pool);
+	kretprobe_pool_free(pool);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
