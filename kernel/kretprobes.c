@@ -274,6 +274,9 @@ static struct llist_node *kretprobe_pool_steal(struct kretprobe_pool *pool,
 	for_each_possible_cpu(cpu) {
 		if (cpu == smp_processor_id())
 			continue;
+		/* An exhausted pool: no write to every CPU's list on each call */
+		if (!READ_ONCE(per_cpu_ptr(pool->free, cpu)->first))
+			continue;
 		node = llist_del_all(per_cpu_ptr(pool->free, cpu));
 		if (!node)
 			continue;
