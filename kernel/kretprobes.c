@@ -38,10 +38,16 @@
  *
  * Growth: a take that empties this CPU's list asks for more instances
  * (irq_work, then a high-priority work item: nothing is allocated on a
- * hit).  The work item doubles the pool, up to its limit, and hands the
- * new instances to the list of the CPU it runs on, with interrupts
- * disabled, as a give-back would.  So a call only misses when calls come in faster than the pool
- * grows, or when the limit is reached.
+ * hit).  An empty list only says that this CPU took more than came back
+ * to it: calls that return on another CPU than they entered on drain
+ * one list into another with few instances in use.  So the work item
+ * counts the instances in use (those with an @fp: a give-back clears
+ * it) and doubles the pool, up to its limit, only when a quarter or
+ * more are; otherwise no hit asks again for a jiffy, which bounds the
+ * work spent on a pool that need not grow.  It hands the new instances
+ * to the list of the CPU it runs on, with interrupts disabled, as a
+ * give-back would.  So a call only misses when calls come in faster
+ * than the pool grows, or when the limit is reached.
  *
  * Lifetime: instances outlive unregister_kretprobe().  Unregistration
  * removes the entry probe, then detaches the pool from the kretprobe
@@ -89,10 +95,12 @@
 /**
  * struct kretprobe_chunk - memory for instances
  * @node: entry in the pool's chunks
+ * @nr: how many instances @mem holds
  * @mem: the instances
  */
 struct kretprobe_chunk {
 	struct list_head node;
+	int nr;
 	char mem[];
 };
 
@@ -140,6 +148,7 @@ static int kretprobe_pool_add(struct kretprobe_pool *pool, int nr, bool spread)
 			 GFP_KERNEL | __GFP_NOWARN);
 	if (!chunk)
 		return -ENOMEM;
+	chunk->nr = nr;
 	list_add(&chunk->node, &pool->chunks);
 	cpu = cpumask_first(cpu_possible_mask);
 	local_irq_save(flags);
@@ -156,8 +165,28 @@ static int kretprobe_pool_add(struct kretprobe_pool *pool, int nr, bool spread)
 			cpu = cpumask_first(cpu_possible_mask);
 	}
 	local_irq_restore(flags);
-	pool->nr_instances += nr;
+	/* Read locklessly by kretprobe_pool_want_more() */
+	WRITE_ONCE(pool->nr_instances, pool->nr_instances + nr);
 	return 0;
+}
+
+/* The instances taken and not given back, as near as it can be told */
+static int kretprobe_pool_in_use(struct kretprobe_pool *pool)
+{
+	struct kretprobe_instance *ri;
+	struct kretprobe_chunk *chunk;
+	int i, n = 0;
+
+	lockdep_assert_held(&pool->grow_lock);
+	list_for_each_entry(chunk, &pool->chunks, node) {
+		for (i = 0; i < chunk->nr; i++) {
+			ri = (struct kretprobe_instance *)(chunk->mem +
+							   i * pool->size);
+			/* An estimate: takes and give-backs go on meanwhile. */
+			n += !!data_race(ri->fp);
+		}
+	}
+	return n;
 }
 
 static void kretprobe_pool_grow_work(struct work_struct *work)
@@ -166,10 +195,16 @@ static void kretprobe_pool_grow_work(struct work_struct *work)
 						   grow_work);
 
 	mutex_lock(&pool->grow_lock);
-	if (!pool->detached && pool->nr_instances < pool->limit)
-		kretprobe_pool_add(pool, min(pool->nr_instances,
-					     pool->limit - pool->nr_instances),
-				   false);
+	if (pool->detached || pool->nr_instances >= pool->limit)
+		goto out;
+	/* See "Growth" */
+	if (kretprobe_pool_in_use(pool) * 4 < pool->nr_instances) {
+		WRITE_ONCE(pool->grow_after, jiffies + 1);
+		goto out;
+	}
+	kretprobe_pool_add(pool, min(pool->nr_instances,
+				     pool->limit - pool->nr_instances), false);
+out:
 	mutex_unlock(&pool->grow_lock);
 }
 
@@ -189,7 +224,8 @@ static void kretprobe_pool_grow_irq_work(struct irq_work *work)
 /* Ask for more instances, from the hit path */
 static void kretprobe_pool_want_more(struct kretprobe_pool *pool)
 {
-	if (READ_ONCE(pool->nr_instances) < pool->limit)
+	if (READ_ONCE(pool->nr_instances) < pool->limit &&
+	    time_after_eq(jiffies, READ_ONCE(pool->grow_after)))
 		irq_work_queue(&pool->grow_irq_work);
 }
 
@@ -215,6 +251,7 @@ static struct kretprobe_pool *kretprobe_pool_create(struct kretprobe *rp)
 	pool->release_irq_work =
 		IRQ_WORK_INIT_HARD(kretprobe_pool_release_irq_work);
 	pool->rp = rp;
+	pool->grow_after = jiffies;
 	pool->size = ALIGN(sizeof(struct kretprobe_instance) + rp->data_size,
 			   sizeof(long));
 	if (rp->maxactive_limit < 0)
@@ -321,6 +358,8 @@ static nokprobe_inline void kretprobe_pool_put(struct kretprobe_instance *ri)
 {
 	struct kretprobe_pool *pool = ri->pool;
 
+	/* Free again, for kretprobe_pool_in_use() */
+	ri->fp = NULL;
 	/* Pairs with the release in kretprobe_pool_detach(). */
 	if (likely(smp_load_acquire(&pool->rp))) {
 		kretprobe_list_push(&ri->llist, this_cpu_ptr(pool->free));

@@ -845,8 +845,12 @@ struct kretprobe;
  * @chunks: the memory of all instances, one chunk per allocation
  *	(@grow_lock)
  * @size: bytes per instance (immutable)
- * @nr_instances: how many there are (@grow_lock)
+ * @nr_instances: how many there are (@grow_lock; read locklessly by the
+ *	hit path)
  * @limit: how many there may be (immutable)
+ * @grow_after: the jiffies before which no hit asks for more instances:
+ *	growth found too few in use (written by the growth work; read
+ *	locklessly by the hit path)
  * @detached: the kretprobe is unregistered: the pool does not grow
  *	(@grow_lock)
  * @refs: after unregistration, the instances not yet given back, plus one
@@ -867,6 +871,7 @@ struct kretprobe_pool {
 	size_t size;
 	int nr_instances;
 	int limit;
+	unsigned long grow_after;
 	bool detached;
 	atomic_t refs;
 	/* Growth against itself and unregistration */
@@ -913,7 +918,8 @@ struct kretprobe {
  * @llist: entry in the pool's free list, or the task's list while in use
  * @pool: the pool it belongs to
  * @ret_addr: where the function returns to
- * @fp: where on the stack the return address was
+ * @fp: where on the stack the return address was; NULL while the
+ *	instance is free
  * @diverted: that return address was already the trampoline's (a tail
  *	call out of another kretprobed function, or a second kretprobe on
  *	the function): the function returns through an older instance of
