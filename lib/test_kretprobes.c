@@ -801,6 +801,45 @@ static void kpt_kretprobe_pool_grows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
 }
 
+/* Called on any CPU, returns on @cpu */
+static noinline __noipa int kpt_rp_return_on(int cpu)
+{
+	set_cpus_allowed_ptr(current, cpumask_of(cpu));
+	return cpu * 3 + 1;
+}
+
+/*
+ * Calls that enter on one CPU and return on another drain the first CPU's
+ * free list into the second's, with one instance in use at a time: the
+ * pool must not grow for that, only when many instances are in use.
+ */
+#define KPT_RP_MIGRATIONS	100
+
+static void kpt_kretprobe_pool_stays_for_migrations(struct kunit *test)
+{
+	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_return_on, kpt_rp_return);
+	int from = cpumask_first(cpu_online_mask);
+	int to = cpumask_next(from, cpu_online_mask);
+	int i, wrong = 0, nr_instances;
+
+	if (to >= nr_cpu_ids)
+		kunit_skip(test, "needs two online CPUs");
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	/* This test's own thread: its affinity goes with it. */
+	for (i = 0; i < KPT_RP_MIGRATIONS; i++) {
+		set_cpus_allowed_ptr(current, cpumask_of(from));
+		if (kpt_rp_return_on(to) != to * 3 + 1)
+			wrong++;
+		kpt_rp_pool_settle(rp.pool);
+	}
+	nr_instances = READ_ONCE(rp.pool->nr_instances);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, nr_instances, rp.maxactive);
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.returns), KPT_RP_MIGRATIONS);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
 static void kpt_kretprobe_unregister_while_active(struct kunit *test)
 {
 	struct kretprobe rp = KPT_KRETPROBE(kpt_rp_sleeper, kpt_rp_return);
@@ -959,6 +998,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE_PARAM(kpt_kretprobe_nested_stack_trace, kpt_trace_gen_params),
 	KUNIT_CASE(kpt_kretprobe_maxactive_exhausted),
 	KUNIT_CASE(kpt_kretprobe_pool_grows),
+	KUNIT_CASE(kpt_kretprobe_pool_stays_for_migrations),
 	KUNIT_CASE(kpt_kretprobe_unregister_while_active),
 	KUNIT_CASE(kpt_kretprobe_task_exits_inside),
 	KUNIT_CASE(kpt_kretprobe_all_cpus),
