@@ -41,6 +41,7 @@
 #include <asm/ibt.h>
 #include <asm/insn.h>
 #include <asm/msr.h>
+#include <asm/word-at-a-time.h>
 #endif
 
 #include "test_kprobes.h"
@@ -2057,6 +2058,39 @@ static void kpt_wrmsr_fault_fixup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.post_hits, 0);
 }
 
+static noinline __noipa unsigned long kpt_target_zeropad(const void *p)
+{
+	return load_unaligned_zeropad(p);
+}
+
+static bool kpt_is_load(struct insn *insn)
+{
+	return insn->opcode.nbytes == 1 && insn->opcode.bytes[0] == 0x8b &&
+	       X86_MODRM_MOD(insn->modrm.bytes[0]) != 3;
+}
+
+/*
+ * The fixup of load_unaligned_zeropad() decodes the faulting load from
+ * the text: with a breakpoint there it would fail, and a load running
+ * into an unmapped page would oops.  Such a load is refused.
+ */
+static void kpt_zeropad_load_refused(struct kunit *test)
+{
+	static const char word[sizeof(long)] __aligned(sizeof(long)) = "kprobes";
+	struct kprobe kp = { .pre_handler = kpt_pre_count };
+	int ret;
+
+	if (!KPT_HAVE_DECODER)
+		kunit_skip(test, KPT_NO_DECODER);
+	kp.addr = kpt_find_insn(kpt_target_zeropad, kpt_is_load);
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	ret = register_kprobe(&kp);
+	if (!ret)
+		unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpt_target_zeropad(word), *(unsigned long *)word);
+}
+
 /* #DE goes through do_error_trap() and DIE_TRAP, not kprobe_fault_handler() */
 static void kpt_div_fault_fixup(struct kunit *test)
 {
@@ -2353,6 +2387,7 @@ static struct kunit_case kprobes_testcases[] = {
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kpt_rdmsr_fault_fixup),
 	KUNIT_CASE(kpt_wrmsr_fault_fixup),
+	KUNIT_CASE(kpt_zeropad_load_refused),
 	KUNIT_CASE(kpt_div_fault_fixup),
 	KUNIT_CASE(kpt_div_fault_fixup_nested),
 	KUNIT_CASE(kpt_vex_insn),

@@ -627,6 +627,12 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp)
 	ret = x86_classify_insn(&insn, &kpp->ainsn);
 	if (ret)
 		return ret;
+	/*
+	 * The fixup of load_unaligned_zeropad() decodes the faulting load
+	 * from the text, where it would find the breakpoint and fail.
+	 */
+	if (ex_get_fixup_type(addr) == EX_TYPE_ZEROPAD)
+		return -EINVAL;
 	kpp->opcode = buf[0];
 	if (!x86_replay_has_copy(kpp->ainsn.replay))
 		return 0;
