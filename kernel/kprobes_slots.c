@@ -24,6 +24,7 @@
 #include <linux/kprobes.h>
 #include <linux/moduleloader.h>
 #include <linux/mutex.h>
+#include <linux/perf_event.h>
 #include <linux/rculist.h>
 #include <linux/set_memory.h>
 #include <linux/slab.h>
@@ -32,6 +33,9 @@
 #include <linux/workqueue.h>
 
 #define SLOTS_PER_PAGE	(PAGE_SIZE / KPROBE_INSN_SLOT_SIZE)
+
+/* The name of a page of slots, in /proc/kallsyms and perf */
+#define KPROBE_INSN_PAGE_SYM	"kprobe_insn_page"
 
 /**
  * struct kprobe_insn_page - one page of instruction slots
@@ -103,6 +107,10 @@ kprobe_opcode_t *get_insn_slot(void)
 		goto out;
 	}
 	list_add_rcu(&kip->list, &kprobe_insn_pages);
+	/* Out-of-line code, for perf's symbol maps, named as in kallsyms */
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+			   (unsigned long)kip->base, PAGE_SIZE, false,
+			   KPROBE_INSN_PAGE_SYM);
 found:
 	idx = find_first_zero_bit(kip->used, SLOTS_PER_PAGE);
 	__set_bit(idx, kip->used);
@@ -141,6 +149,9 @@ found:
 	if (--kip->nused)
 		goto out;
 	list_del_rcu(&kip->list);
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
+			   (unsigned long)kip->base, PAGE_SIZE, true,
+			   KPROBE_INSN_PAGE_SYM);
 	/* After the RCU walks of is_kprobe_insn_slot() and friends */
 	INIT_RCU_WORK(&kip->free_work, kprobe_free_insn_page);
 	queue_rcu_work(system_wq, &kip->free_work);
@@ -199,7 +210,7 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 			continue;
 		*value = (unsigned long)kip->base;
 		*type = 't';
-		strscpy(sym, "kprobe_insn_page", KSYM_NAME_LEN);
+		strscpy(sym, KPROBE_INSN_PAGE_SYM, KSYM_NAME_LEN);
 		ret = 0;
 		break;
 	}
