@@ -19,7 +19,8 @@ int x86_classify_insn(struct insn *insn, struct arch_specific_insn *ai);
 int x86_copy_insn(u8 *copy, const u8 *buf, struct insn *insn,
 		  kprobe_opcode_t *orig, kprobe_opcode_t *where);
 unsigned long x86_opt_resume_addr(struct kprobe_point *kpp);
-void x86_queue_poke(void *addr, const void *bytes, size_t len);
+void x86_queue_poke(void *addr, const void *old, const void *bytes,
+		    size_t len);
 void x86_write_pokes(void);
 
 /* opt_entry.S and its C half */

@@ -59,6 +59,7 @@
 #include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/moduleloader.h>
+#include <linux/perf_event.h>
 #include <linux/uaccess.h>
 #include <asm/alternative.h>
 #include <asm/extable.h>
@@ -663,6 +664,7 @@ void arch_remove_kprobe_point(struct kprobe_point *kpp)
 
 static struct x86_poke {
 	u8 bytes[JMP32_INSN_SIZE - 1];
+	u8 old[JMP32_INSN_SIZE - 1];
 } x86_pokes[X86_POKE_BATCH];
 static struct text_poke_op x86_poke_ops[X86_POKE_BATCH];
 static unsigned int x86_nr_pokes;
@@ -670,27 +672,39 @@ static unsigned int x86_nr_pokes;
 /**
  * x86_write_pokes() - write the queued text changes
  *
+ * Each is told to perf as it is written (PERF_RECORD_TEXT_POKE, which an
+ * Intel PT decoder needs to follow the code), as text_poke_bp() tells its
+ * own.
+ *
  * Context: kprobe_mutex held, may sleep.
  */
 void x86_write_pokes(void)
 {
+	unsigned int i;
+
 	lockdep_assert_held(&kprobe_mutex);
 	mutex_lock(&text_mutex);
 	text_poke_many(x86_poke_ops, x86_nr_pokes);
 	mutex_unlock(&text_mutex);
+	for (i = 0; i < x86_nr_pokes; i++)
+		perf_event_text_poke(x86_poke_ops[i].addr, x86_pokes[i].old,
+				     x86_poke_ops[i].len, x86_pokes[i].bytes,
+				     x86_poke_ops[i].len);
 	x86_nr_pokes = 0;
 }
 
 /**
  * x86_queue_poke() - queue a text change
  * @addr: where
+ * @old: the bytes it replaces, for perf
  * @bytes: what, copied
  * @len: how many bytes, at most 4; each change must be safe on its own
  *	against a CPU executing there (see text_poke_bp())
  *
  * Context: kprobe_mutex held, may sleep.
  */
-void x86_queue_poke(void *addr, const void *bytes, size_t len)
+void x86_queue_poke(void *addr, const void *old, const void *bytes,
+		    size_t len)
 {
 	struct x86_poke *poke;
 
@@ -701,6 +715,7 @@ void x86_queue_poke(void *addr, const void *bytes, size_t len)
 		x86_write_pokes();
 	poke = &x86_pokes[x86_nr_pokes];
 	memcpy(poke->bytes, bytes, len);
+	memcpy(poke->old, old, len);
 	x86_poke_ops[x86_nr_pokes++] = (struct text_poke_op) {
 		.addr = addr, .opcode = poke->bytes, .len = len,
 	};
@@ -720,7 +735,7 @@ void arch_arm_kprobe_point(struct kprobe_point *kpp)
 {
 	static const u8 int3 = INT3_INSN_OPCODE;
 
-	x86_queue_poke(kpp->addr, &int3, INT3_INSN_SIZE);
+	x86_queue_poke(kpp->addr, &kpp->opcode, &int3, INT3_INSN_SIZE);
 }
 
 /**
@@ -731,7 +746,9 @@ void arch_arm_kprobe_point(struct kprobe_point *kpp)
  */
 void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 {
-	x86_queue_poke(kpp->addr, &kpp->opcode, INT3_INSN_SIZE);
+	static const u8 int3 = INT3_INSN_OPCODE;
+
+	x86_queue_poke(kpp->addr, &int3, &kpp->opcode, INT3_INSN_SIZE);
 }
 
 /**

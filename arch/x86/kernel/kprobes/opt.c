@@ -492,17 +492,18 @@ void arch_optimize_kprobe_points(struct list_head *points)
  */
 void arch_unoptimize_kprobe_points(struct list_head *points)
 {
-	static const u8 int3 = INT3_INSN_OPCODE;
+	static const u8 int3 = INT3_INSN_OPCODE, jmp = JMP32_INSN_OPCODE;
 	struct kprobe_point *kpp;
 
 	/* Step 1, behind the changes queued before */
 	list_for_each_entry(kpp, points, opt_node)
-		x86_queue_poke(kpp->addr, &int3, INT3_INSN_SIZE);
+		x86_queue_poke(kpp->addr, &jmp, &int3, INT3_INSN_SIZE);
 	x86_write_pokes();
 	text_poke_sync();
-	/* Step 2 */
+	/* Step 2: the jump's displacement is still in the text */
 	list_for_each_entry(kpp, points, opt_node)
 		x86_queue_poke(kpp->addr + INT3_INSN_SIZE,
+			       kpp->addr + INT3_INSN_SIZE,
 			       kpp->opt.orig + INT3_INSN_SIZE,
 			       JMP32_INSN_SIZE - INT3_INSN_SIZE);
 	x86_write_pokes();
