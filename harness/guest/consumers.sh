@@ -27,6 +27,7 @@ fi
 
 if [ -r /sys/bus/event_source/devices/kprobe/type ]; then
 	run perf_kprobe
+	run perf_sideband
 else
 	skip perf_kprobe "no kprobe PMU: CONFIG_KPROBE_EVENTS and CONFIG_PERF_EVENTS"
 fi
