@@ -492,6 +492,11 @@ if [ -e $S ]; then
 	if ! grep 'kprobe_target_work+0x0 ' $D/list | grep -q FTRACE; then
 		opt_wait
 		check opt-module-probe-optimized grep -q 'kprobe_target_work+0x0  \[kprobe_target\]  \[OPTIMIZED\]$' $D/list
+		# arm64: the detour's module_alloc() page is code kallsyms
+		# (and kernel_text_address()) know of
+		if [ "$(uname -m)" = aarch64 ]; then
+			check opt-module-detour-page-in-kallsyms grep -q ' t kprobe_optinsn_page.*\[__builtin__kprobes\]' /proc/kallsyms
+		fi
 	fi
 	echo > $T/trace
 	check opt-module-unloads rmmod kprobe_target
@@ -504,6 +509,14 @@ if [ -e $S ]; then
 	echo 0 > $T/events/kpt/mt/enable
 	echo > $T/kprobe_events
 	check opt-module-probe-removed test -z "$(cat $D/list)"
+	if [ "$(uname -m)" = aarch64 ]; then
+		# The page goes with its last detour, after grace periods
+		i=0
+		while grep -q ' kprobe_optinsn_page' /proc/kallsyms && [ $i -lt 50 ]; do
+			usleep 100000; i=$((i + 1))
+		done
+		check opt-module-detour-page-freed sh -c "! grep -q ' kprobe_optinsn_page' /proc/kallsyms"
+	fi
 	# Only the administrator changes it.
 	check opt-sysctl-mode sh -c "ls -l $S | grep -q '^-rw-r--r--'"
 fi

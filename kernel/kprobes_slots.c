@@ -189,11 +189,45 @@ bool is_kprobe_insn_slot(unsigned long addr)
 NOKPROBE_SYMBOL(is_kprobe_insn_slot);
 
 /**
+ * is_kprobe_optinsn_slot() - is @addr in the arch's pages of detours?
+ * @addr: any address
+ *
+ * For kernel_text_address(), as is_kprobe_insn_slot().  The default is for
+ * an arch whose detours are in slot pages, or that has none.
+ *
+ * Context: any.
+ * Return: true if @addr is in a page of detours outside the kernel image.
+ */
+bool __weak is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
+
+/**
+ * arch_kprobe_get_kallsym() - describe the arch's pages of detours
+ * @symnum: index of the page, counted from the arch's first
+ * @value: its address
+ * @type: its symbol type
+ * @sym: its name
+ *
+ * Context: process context.
+ * Return: 0, or -ERANGE past the last page.
+ */
+int __weak arch_kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+				   char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+/**
  * kprobe_get_kallsym() - describe slot pages to /proc/kallsyms
  * @symnum: index of the page
  * @value: its address
  * @type: its symbol type
  * @sym: its name
+ *
+ * The slot pages come first, then those of the arch
+ * (arch_kprobe_get_kallsym()).
  *
  * Context: process context.
  * Return: 0, or -ERANGE past the last page.
@@ -202,7 +236,6 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)
 {
 	struct kprobe_insn_page *kip;
-	int ret = -ERANGE;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(kip, &kprobe_insn_pages, list) {
@@ -211,9 +244,9 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		*value = (unsigned long)kip->base;
 		*type = 't';
 		strscpy(sym, KPROBE_INSN_PAGE_SYM, KSYM_NAME_LEN);
-		ret = 0;
-		break;
+		rcu_read_unlock();
+		return 0;
 	}
 	rcu_read_unlock();
-	return ret;
+	return arch_kprobe_get_kallsym(symnum, value, type, sym);
 }

@@ -366,6 +366,7 @@ void kprobe_busy_end(void);
 void kprobe_free_init_mem(void);
 
 bool is_kprobe_insn_slot(unsigned long addr);
+bool is_kprobe_optinsn_slot(unsigned long addr);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
 
@@ -652,6 +653,9 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 int kprobe_blacklist_add_functions(const char * const *names, unsigned int nr);
 bool kprobe_jump_label_reserved(unsigned long start, unsigned long end);
 unsigned long kprobe_cold_part(unsigned long func);
+/* Executable pages of the arch's own, after the slot pages in kallsyms */
+int arch_kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
+			    char *type, char *sym);
 
 #ifdef CONFIG_OPTPROBES
 /* Jump optimization, see kernel/kprobes_optimizer.c */
@@ -814,6 +818,11 @@ static inline void kprobe_free_init_mem(void)
 }
 
 static inline bool is_kprobe_insn_slot(unsigned long addr)
+{
+	return false;
+}
+
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 {
 	return false;
 }
@@ -1069,11 +1078,6 @@ static inline void wait_for_kprobe_optimizer(void)
 {
 }
 #endif
-
-static inline bool is_kprobe_optinsn_slot(unsigned long addr)
-{
-	return false;
-}
 
 /**
  * kprobe_page_fault() - let kprobes fix up a fault taken inside a probe hit
