@@ -67,6 +67,9 @@
  *      grace period, because kretprobe_find_ret_addr() may be walking an
  *      instance of it.  The unregistration's reference keeps the pool
  *      alive while it collects, however fast the others come back.
+ *      The pool goes as a whole: one instance still out (a task asleep
+ *      in the function) keeps all of its chunks; freeing them one by one
+ *      would take a count per chunk, not kept today.
  *
  * Per task: an instance in use is on its task's kretprobe_instances list,
  * newest first.  Only the task itself changes the list (an NMI that uses
