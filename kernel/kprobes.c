@@ -1064,6 +1064,8 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 	if (ret) {
 		/* Back out: the point is as it was, or empty and retired. */
 		unregister_kprobe_locked(p, NULL);
+		if (kprobe_is_kretprobe(p))
+			kretprobe_backout_locked(p);
 		kprobes_commit_locked();
 		kprobe_retire_point_locked(kpp, &to_free);
 		kprobe_retire_done_locked();

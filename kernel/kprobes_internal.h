@@ -24,6 +24,7 @@ int kprobes_set_armed(bool armed);
 #ifdef CONFIG_KRETPROBES
 bool kprobe_is_kretprobe(struct kprobe *p);
 int kretprobe_nmissed(struct kprobe *p);
+void kretprobe_backout_locked(struct kprobe *p);
 #else
 static inline bool kprobe_is_kretprobe(struct kprobe *p)
 {
@@ -33,6 +34,10 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 static inline int kretprobe_nmissed(struct kprobe *p)
 {
 	return 0;
+}
+
+static inline void kretprobe_backout_locked(struct kprobe *p)
+{
 }
 #endif
 

@@ -470,6 +470,24 @@ missed:
 
 NOKPROBE_SYMBOL(kretprobe_entry_handler);
 
+/**
+ * kretprobe_backout_locked() - a registration failing after hits could see it
+ * @p: the entry probe of a kretprobe whose registration fails, just
+ *	unlisted by register_kprobe_locked(), which waits for the hits that
+ *	saw it next
+ *
+ * An entry hit may have diverted a call meanwhile: detach the pool, as
+ * unregistration does, before that wait, and register_kretprobe() collects
+ * it after.
+ *
+ * Context: kprobe_mutex held.
+ */
+void kretprobe_backout_locked(struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kretprobe_pool_detach(container_of(p, struct kretprobe, kp)->pool);
+}
+
 /* Is @p the entry probe of a kretprobe?  For the debugfs list. */
 bool kprobe_is_kretprobe(struct kprobe *p)
 {
@@ -760,26 +778,18 @@ int register_kretprobe(struct kretprobe *rp)
 	rp->kp.pre_handler = kretprobe_entry_handler;
 	rp->kp.post_handler = NULL;
 	ret = register_kprobe_locked(&rp->kp, addr, true);
-	if (ret) {
+	if (ret)
 		rp->pool = NULL;
-		/*
-		 * A failure after the point was armed has an entry hit see the
-		 * kretprobe: it may have diverted a call.  Take the pool apart
-		 * as unregistration does.
-		 */
-		kretprobe_pool_detach(pool);
-	}
 	kprobes_commit_locked();
-	mutex_unlock(&kprobe_mutex);
-	if (ret) {
-		kprobes_synchronize();
-		kretprobe_pool_collect(pool);
-	}
-	return ret;
-
 out_unlock:
 	mutex_unlock(&kprobe_mutex);
-	kretprobe_pool_free(pool);
+	if (!ret)
+		return 0;
+	/* Taken apart by kretprobe_backout_locked(), or never seen by a hit */
+	if (pool->detached)
+		kretprobe_pool_collect(pool);
+	else
+		kretprobe_pool_free(pool);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
