@@ -1445,7 +1445,7 @@ static void kprobe_point_kill_locked(struct kprobe_point *kpp,
 		return;
 	/* For kprobes/list: kallsyms forgets the symbol with the text. */
 	kpp->gone_where = kprobe_sprint_where(kpp->addr,
-					     GFP_KERNEL | __GFP_NOWARN);
+					      GFP_KERNEL | __GFP_NOWARN);
 	WRITE_ONCE(kpp->gone, true);
 	__kprobe_point_update_locked(kpp, jumps);
 	list_for_each_entry(p, &kpp->probes, list)
