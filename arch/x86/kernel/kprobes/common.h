@@ -22,6 +22,8 @@ unsigned long x86_opt_resume_addr(struct kprobe_point *kpp);
 void x86_queue_poke(void *addr, const void *old, const void *bytes,
 		    size_t len);
 void x86_write_pokes(void);
+void x86_slot_write(void *slot, const void *code, size_t len);
+void x86_slot_free(void *slot);
 
 /* opt_entry.S and its C half */
 void kprobe_opt_entry(void);

@@ -46,7 +46,7 @@
  * instruction, with the outer hit parked in the control block.
  *
  * Text is changed only with text_poke_many() under text_mutex, followed by
- * text_poke_sync(): writing one int3 byte over an instruction, or putting
+ * text_poke_sync() (x86_write_pokes()): writing one int3 byte over an instruction, or putting
  * the original byte back, is the first and last step of the text_poke_bp()
  * protocol, safe against other CPUs executing the same bytes.
  */
@@ -599,7 +599,7 @@ static int x86_prepare_slot(struct kprobe_point *kpp, const u8 *buf,
 	__text_gen_insn(copy + KPROBE_BOOST_OFFSET + len, JMP32_INSN_OPCODE,
 			boost + len, next, JMP32_INSN_SIZE);
 
-	text_poke_copy(slot, copy, sizeof(copy));
+	x86_slot_write(slot, copy, sizeof(copy));
 	kpp->ainsn.insn = slot;
 	return 0;
 }
@@ -649,16 +649,48 @@ int arch_prepare_kprobe_point(struct kprobe_point *kpp)
  */
 void arch_remove_kprobe_point(struct kprobe_point *kpp)
 {
-	free_insn_slot(kpp->ainsn.insn);
+	x86_slot_free(kpp->ainsn.insn);
 	kpp->ainsn.insn = NULL;
+}
+
+/**
+ * x86_slot_write() - fill a slot with code
+ * @slot: a slot from get_insn_slot() that nothing executes yet
+ * @code: the copy, or the detour
+ * @len: its length
+ *
+ * perf learns of the code too, as of an ftrace trampoline's: a
+ * PERF_RECORD_TEXT_POKE from nothing to @code, after the ksymbol record of
+ * the slot's page, so that an Intel PT decoder can follow it.
+ *
+ * Context: process context, may sleep.
+ */
+void x86_slot_write(void *slot, const void *code, size_t len)
+{
+	text_poke_copy(slot, code, len);
+	perf_event_text_poke(slot, NULL, 0, code, len);
+}
+
+/**
+ * x86_slot_free() - give back a slot that x86_slot_write() filled
+ * @slot: the slot, which nothing can execute any more; or NULL
+ *
+ * Context: process context, may sleep.
+ */
+void x86_slot_free(void *slot)
+{
+	if (!slot)
+		return;
+	perf_event_text_poke(slot, slot, KPROBE_INSN_SLOT_SIZE, NULL, 0);
+	free_insn_slot(slot);
 }
 
 /*
  * Text changes since the last commit: int3s written and lifted, and the
  * optimizer's (opt.c).  They are written in the order they were queued,
- * by text_poke_many(), which maps the pages of many of them at once, when
- * the queue is full or at the next x86_write_pokes() (kprobe_mutex).
- * No CPU is certain to see them before a text_poke_sync().
+ * by text_poke_many(), which maps the pages of many of them at once, and
+ * made visible to every CPU by one text_poke_sync(), when the queue is
+ * full or at the next x86_write_pokes() (kprobe_mutex).
  */
 #define X86_POKE_BATCH	512
 
@@ -669,27 +701,45 @@ static struct x86_poke {
 static struct text_poke_op x86_poke_ops[X86_POKE_BATCH];
 static unsigned int x86_nr_pokes;
 
+/*
+ * Tell perf of the queued changes that lift an int3 (@lifting), or of the
+ * others.  An Intel PT decoder takes a PERF_RECORD_TEXT_POKE's time as the
+ * moment the text changed, and copes with a trap on either side of it:
+ * so a change that puts an int3 is told once no CPU can run the old bytes
+ * (after the sync), one that lifts it while every CPU still traps (before
+ * the write), as text_poke_bp() does for its own.
+ */
+static void x86_tell_perf(bool lifting)
+{
+	unsigned int i;
+
+	for (i = 0; i < x86_nr_pokes; i++) {
+		const struct x86_poke *poke = &x86_pokes[i];
+
+		if ((poke->old[0] == INT3_INSN_OPCODE &&
+		     poke->bytes[0] != INT3_INSN_OPCODE) != lifting)
+			continue;
+		perf_event_text_poke(x86_poke_ops[i].addr, poke->old,
+				     x86_poke_ops[i].len, poke->bytes,
+				     x86_poke_ops[i].len);
+	}
+}
+
 /**
- * x86_write_pokes() - write the queued text changes
- *
- * Each is told to perf as it is written (PERF_RECORD_TEXT_POKE, which an
- * Intel PT decoder needs to follow the code), as text_poke_bp() tells its
- * own.
+ * x86_write_pokes() - write the queued text changes, serialize every CPU
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void x86_write_pokes(void)
 {
-	unsigned int i;
-
 	lockdep_assert_held(&kprobe_mutex);
+	x86_tell_perf(true);
 	mutex_lock(&text_mutex);
 	text_poke_many(x86_poke_ops, x86_nr_pokes);
 	mutex_unlock(&text_mutex);
-	for (i = 0; i < x86_nr_pokes; i++)
-		perf_event_text_poke(x86_poke_ops[i].addr, x86_pokes[i].old,
-				     x86_poke_ops[i].len, x86_pokes[i].bytes,
-				     x86_poke_ops[i].len);
+	/* No CPU may keep executing the old bytes once we return. */
+	text_poke_sync();
+	x86_tell_perf(false);
 	x86_nr_pokes = 0;
 }
 
@@ -759,8 +809,6 @@ void arch_disarm_kprobe_point(struct kprobe_point *kpp)
 void arch_kprobes_commit(void)
 {
 	x86_write_pokes();
-	/* No CPU may keep executing the old bytes once we return. */
-	text_poke_sync();
 }
 
 /**

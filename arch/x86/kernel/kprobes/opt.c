@@ -439,11 +439,11 @@ int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
 	__text_gen_insn(detour + X86_DETOUR_ENTRY, CALL_INSN_OPCODE,
 			(u8 *)slot + X86_DETOUR_ENTRY, kprobe_opt_entry,
 			CALL_INSN_SIZE);
-	text_poke_copy(slot, detour, ret);
+	x86_slot_write(slot, detour, ret);
 
 	/* What the jump will cover; the int3 covers the first byte. */
 	if (x86_read_text(kpp->opt.orig, rstart, JMP32_INSN_SIZE)) {
-		free_insn_slot(slot);
+		x86_slot_free(slot);
 		return KPROBE_OPT_UNRELOCATABLE;
 	}
 	kpp->opt.detour = slot;
@@ -458,7 +458,7 @@ int arch_prepare_optimized_kprobe_point(struct kprobe_point *kpp)
  */
 void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp)
 {
-	free_insn_slot(kpp->opt.detour);
+	x86_slot_free(kpp->opt.detour);
 	kpp->opt.detour = NULL;
 }
 
@@ -499,7 +499,6 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 	list_for_each_entry(kpp, points, opt_node)
 		x86_queue_poke(kpp->addr, &jmp, &int3, INT3_INSN_SIZE);
 	x86_write_pokes();
-	text_poke_sync();
 	/* Step 2: the jump's displacement is still in the text */
 	list_for_each_entry(kpp, points, opt_node)
 		x86_queue_poke(kpp->addr + INT3_INSN_SIZE,
@@ -507,7 +506,6 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 			       kpp->opt.orig + INT3_INSN_SIZE,
 			       JMP32_INSN_SIZE - INT3_INSN_SIZE);
 	x86_write_pokes();
-	text_poke_sync();
 }
 
 /**
