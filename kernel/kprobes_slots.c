@@ -203,6 +203,8 @@ bool __weak is_kprobe_optinsn_slot(unsigned long addr)
 	return false;
 }
 
+NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
+
 /**
  * arch_kprobe_get_kallsym() - describe the arch's pages of detours
  * @symnum: index of the page, counted from the arch's first

@@ -295,6 +295,8 @@ bool is_kprobe_optinsn_slot(unsigned long addr)
 	return ret;
 }
 
+NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
+
 /**
  * arch_kprobe_get_kallsym() - describe the pages of detours to kallsyms
  * @symnum: index of the page
