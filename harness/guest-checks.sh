@@ -512,7 +512,7 @@ if [ -e $S ]; then
 	if [ "$(uname -m)" = aarch64 ]; then
 		# The page goes with its last detour, after grace periods
 		i=0
-		while grep -q ' kprobe_optinsn_page' /proc/kallsyms && [ $i -lt 50 ]; do
+		while grep -q ' kprobe_optinsn_page' /proc/kallsyms && [ $i -lt 200 ]; do
 			usleep 100000; i=$((i + 1))
 		done
 		check opt-module-detour-page-freed sh -c "! grep -q ' kprobe_optinsn_page' /proc/kallsyms"

@@ -2063,6 +2063,11 @@ static noinline __noipa unsigned long kpt_target_zeropad(const void *p)
 	return load_unaligned_zeropad(p);
 }
 
+static noinline __noipa unsigned long kpt_target_load(const unsigned long *p)
+{
+	return READ_ONCE(*p);
+}
+
 static bool kpt_is_load(struct insn *insn)
 {
 	return insn->opcode.nbytes == 1 && insn->opcode.bytes[0] == 0x8b &&
@@ -2072,7 +2077,8 @@ static bool kpt_is_load(struct insn *insn)
 /*
  * The fixup of load_unaligned_zeropad() decodes the faulting load from
  * the text: with a breakpoint there it would fail, and a load running
- * into an unmapped page would oops.  Such a load is refused.
+ * into an unmapped page would oops.  Such a load is refused, and the same
+ * load without the fixup is not.
  */
 static void kpt_zeropad_load_refused(struct kunit *test)
 {
@@ -2082,6 +2088,16 @@ static void kpt_zeropad_load_refused(struct kunit *test)
 
 	if (!KPT_HAVE_DECODER)
 		kunit_skip(test, KPT_NO_DECODER);
+	/* The same load without the fixup is probed */
+	kp.addr = kpt_find_insn(kpt_target_load, kpt_is_load);
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_target_load((const unsigned long *)word),
+			*(unsigned long *)word);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 1);
+
+	kp = (struct kprobe) { .pre_handler = kpt_pre_count };
 	kp.addr = kpt_find_insn(kpt_target_zeropad, kpt_is_load);
 	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
 	ret = register_kprobe(&kp);
