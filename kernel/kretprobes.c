@@ -224,8 +224,11 @@ static void kretprobe_pool_grow_irq_work(struct irq_work *work)
 				 grow_irq_work)->grow_work);
 }
 
-/* Ask for more instances, from the hit path */
-static void kretprobe_pool_want_more(struct kretprobe_pool *pool)
+/*
+ * Ask for more instances, from the hit path.  Out of line: inlined, its
+ * rare work cost the entry handler a stack slot on every hit.
+ */
+static noinline void kretprobe_pool_want_more(struct kretprobe_pool *pool)
 {
 	if (READ_ONCE(pool->nr_instances) < pool->limit &&
 	    time_after_eq(jiffies, READ_ONCE(pool->grow_after)))
