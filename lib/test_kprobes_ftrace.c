@@ -603,6 +603,33 @@ static void kpf_rh_fp_count(struct fprobe *fp, unsigned long entry_ip,
 	atomic_inc(&kpf_rh.outer_returns);
 }
 
+/*
+ * Register @fp on *@fp_addr and @rp, @fp first or last; if either fails,
+ * fail the test with neither left registered.  No assertion may end the
+ * test thread with a hook on a function its stack called.
+ */
+static bool kpf_rh_hook(struct kunit *test, struct kretprobe *rp,
+			struct fprobe *fp, unsigned long *fp_addr,
+			bool fprobe_first)
+{
+	if (fprobe_first && register_fprobe_ips(fp, fp_addr, 1)) {
+		KUNIT_FAIL(test, "register_fprobe_ips() failed");
+		return false;
+	}
+	if (register_kretprobe(rp)) {
+		if (fprobe_first)
+			unregister_fprobe(fp);
+		KUNIT_FAIL(test, "register_kretprobe() failed");
+		return false;
+	}
+	if (!fprobe_first && register_fprobe_ips(fp, fp_addr, 1)) {
+		unregister_kretprobe(rp);
+		KUNIT_FAIL(test, "register_fprobe_ips() failed");
+		return false;
+	}
+	return true;
+}
+
 static const char * const kpf_two_hooks_orders[] = {
 	"kretprobe-inside-fprobe", "fprobe-inside-kretprobe",
 };
@@ -626,13 +653,8 @@ static void kpf_two_return_hooks_trace(struct kunit *test)
 	memset(&kpf_rh, 0, sizeof(kpf_rh));
 	kpf_rh.caller = "kpf_rh_caller+";
 	kpf_rh.test = __func__;
-	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, &fp_addr, 1), 0);
-	/* No assertion with the fprobe on a function this stack called */
-	if (register_kretprobe(&rp)) {
-		unregister_fprobe(&fp);
-		KUNIT_FAIL(test, "register_kretprobe() failed");
+	if (!kpf_rh_hook(test, &rp, &fp, &fp_addr, true))
 		return;
-	}
 	KUNIT_EXPECT_EQ(test, kpf_rh_caller(3), 41);
 	unregister_kretprobe(&rp);
 	unregister_fprobe(&fp);
@@ -686,20 +708,8 @@ static void kpf_two_return_hooks_one_function(struct kunit *test)
 	memset(&kpf_rh, 0, sizeof(kpf_rh));
 	kpf_rh.caller = "kpf_rh_both_caller+";
 	kpf_rh.test = __func__;
-	if (fprobe_first)
-		KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, &fp_addr, 1), 0);
-	/* Neither may stay registered if the other fails */
-	if (register_kretprobe(&rp)) {
-		if (fprobe_first)
-			unregister_fprobe(&fp);
-		KUNIT_FAIL(test, "register_kretprobe() failed");
+	if (!kpf_rh_hook(test, &rp, &fp, &fp_addr, fprobe_first))
 		return;
-	}
-	if (!fprobe_first && register_fprobe_ips(&fp, &fp_addr, 1)) {
-		unregister_kretprobe(&rp);
-		KUNIT_FAIL(test, "register_fprobe_ips() failed");
-		return;
-	}
 	KUNIT_EXPECT_EQ(test, kpf_rh_both_caller(3), 41);
 	unregister_kretprobe(&rp);
 	unregister_fprobe(&fp);
