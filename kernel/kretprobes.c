@@ -306,11 +306,15 @@ kretprobe_list_pop(struct llist_head *head)
 	return node;
 }
 
-/* This CPU's list is empty: take another CPU's whole list. */
+/*
+ * This CPU's list is empty: take another CPU's whole list.  Called by a
+ * take that found @mine empty, with interrupts off: nothing on this CPU
+ * can add to @mine before it returns, and other CPUs never add to it.
+ */
 static struct llist_node *kretprobe_pool_steal(struct kretprobe_pool *pool,
 					       struct llist_head *mine)
 {
-	struct llist_node *node, *rest, *tail;
+	struct llist_node *node;
 	int cpu;
 
 	kretprobe_pool_want_more(pool);
@@ -323,12 +327,14 @@ static struct llist_node *kretprobe_pool_steal(struct kretprobe_pool *pool,
 		node = llist_del_all(per_cpu_ptr(pool->free, cpu));
 		if (!node)
 			continue;
-		rest = node->next;
-		if (rest) {
-			for (tail = rest; tail->next; tail = tail->next)
-				;
-			llist_add_batch(rest, tail, mine);
-		}
+		/*
+		 * Keep the rest: @mine is still empty (see above), so the
+		 * rest becomes it whole, with no walk to its tail.  Pairs
+		 * with the xchg() of llist_del_all() on other CPUs (thieves,
+		 * kretprobe_pool_collect()): they see the nodes as they
+		 * were handed to this CPU.
+		 */
+		smp_store_release(&mine->first, node->next);
 		return node;
 	}
 	return NULL;
