@@ -13,8 +13,9 @@
  *
  * kprobe_mutex serializes every change: registration, removal, enable and
  * disable, the global arm switch, and module and init-text removal.  Lock
- * order: kprobe_mutex -> jump_label_lock -> text_mutex, and kprobe_mutex ->
- * kprobe_blacklist_lock / the slot cache mutex.
+ * order: kprobe_mutex -> jump_label_lock -> text_mutex, kprobe_mutex ->
+ * kprobe_blacklist_lock, and kprobe_mutex -> the slot cache's and the
+ * arch's detour mutex -> kprobe_code_mutex (a leaf, kprobes_slots.c).
  *
  * The hit path takes no lock.  It runs in the breakpoint exception with
  * preemption and interrupts disabled, which makes it an RCU read-side

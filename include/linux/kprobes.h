@@ -366,7 +366,6 @@ void kprobe_busy_end(void);
 void kprobe_free_init_mem(void);
 
 bool is_kprobe_insn_slot(unsigned long addr);
-bool is_kprobe_optinsn_slot(unsigned long addr);
 int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym);
 
@@ -635,6 +634,11 @@ static inline bool kprobe_in_step(struct kprobe_ctlblk *kcb)
 /* The instruction slot cache: executable memory near the kernel text */
 kprobe_opcode_t *get_insn_slot(void);
 void free_insn_slot(kprobe_opcode_t *slot);
+/* The pages it carves slots from, for an arch's code of its own too */
+struct kprobe_code_page;
+struct kprobe_code_page *kprobe_code_page_alloc(const char *sym, int fill);
+void kprobe_code_page_free(struct kprobe_code_page *page);
+void *kprobe_code_page_addr(const struct kprobe_code_page *page);
 
 /* What each arch provides; called with kprobe_mutex held unless noted */
 int arch_init_kprobes(void);
@@ -653,9 +657,6 @@ int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 int kprobe_blacklist_add_functions(const char * const *names, unsigned int nr);
 bool kprobe_jump_label_reserved(unsigned long start, unsigned long end);
 unsigned long kprobe_cold_part(unsigned long func);
-/* Executable pages of the arch's own, after the slot pages in kallsyms */
-int arch_kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
-			    char *type, char *sym);
 
 #ifdef CONFIG_OPTPROBES
 /* Jump optimization, see kernel/kprobes_optimizer.c */
@@ -822,17 +823,21 @@ static inline bool is_kprobe_insn_slot(unsigned long addr)
 	return false;
 }
 
-static inline bool is_kprobe_optinsn_slot(unsigned long addr)
-{
-	return false;
-}
-
 static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 				     char *type, char *sym)
 {
 	return -ERANGE;
 }
 #endif /* CONFIG_KPROBES */
+
+/*
+ * For kernel_text_address(): every page of kprobes' code, detours
+ * included, is one that is_kprobe_insn_slot() knows.
+ */
+static inline bool is_kprobe_optinsn_slot(unsigned long addr)
+{
+	return false;
+}
 
 /*
  * Return probes.  The API is declared for every configuration so that its

@@ -42,10 +42,11 @@
  *
  * Detours of kernel text come from kprobe_opt_detours, room for
  * KPROBE_OPT_IMAGE_DETOURS of them inside the kernel image (opt_entry.S);
- * detours of module text from module_alloc() pages, else from the image's
- * room if that is in reach.  A detour is written before anything can
- * branch to it, word by word with aarch64_insn_write() (through the
- * fixmap), and its range is cleaned to the point of unification.
+ * detours of module text from kprobes' code pages (module_alloc(), see
+ * kernel/kprobes_slots.c), else from the image's room if that is in
+ * reach.  A detour is written before anything can branch to it, word by
+ * word with aarch64_insn_write() (through the fixmap), and its range is
+ * cleaned to the point of unification.
  *
  * A hit through a detour sees a struct pt_regs as a BRK hit does: the
  * registers, sp, pc (the probed address) and pstate (EL1h, or EL2h where
@@ -103,19 +104,12 @@
 #include <linux/cacheflush.h>
 #include <linux/cpufeature.h>
 #include <linux/extable.h>
-#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
-#include <linux/moduleloader.h>
 #include <linux/mutex.h>
-#include <linux/perf_event.h>
-#include <linux/rculist.h>
-#include <linux/set_memory.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/vmalloc.h>
-#include <linux/workqueue.h>
 #include <asm/alternative.h>
 #include <asm/debug-monitors.h>
 #include <asm/insn.h>
@@ -137,7 +131,7 @@ asmlinkage int kprobe_opt_callback(struct kprobe_point *kpp,
 
 /**
  * struct arm64_detour_area - memory that detours are taken from
- * @list: entry in arm64_detour_pages (arm64_detour_mutex; RCU)
+ * @list: entry in arm64_detour_pages (arm64_detour_mutex)
  * @base: the first detour (immutable)
  * @nr: how many detours fit (immutable)
  * @nused: how many are taken (arm64_detour_mutex)
@@ -152,19 +146,16 @@ struct arm64_detour_area {
 };
 
 /**
- * struct arm64_detour_page - a module_alloc() page of detours
+ * struct arm64_detour_page - a page of detours for module text
  * @area: its area
- * @free_work: frees the page once unlinked, after a grace period
+ * @code: the page (immutable)
  * @bits: the bitmap @area.used points at
  */
 struct arm64_detour_page {
 	struct arm64_detour_area area;
-	struct rcu_work free_work;
+	struct kprobe_code_page *code;
 	DECLARE_BITMAP(bits, DETOURS_PER_PAGE);
 };
-
-/* Their name in /proc/kallsyms and for perf, as the slot pages have theirs */
-#define ARM64_DETOUR_PAGE_SYM	"kprobe_optinsn_page"
 
 static DEFINE_MUTEX(arm64_detour_mutex);
 static DECLARE_BITMAP(arm64_image_used, KPROBE_OPT_IMAGE_DETOURS);
@@ -174,10 +165,7 @@ static struct arm64_detour_area arm64_image_area = {
 	.used = arm64_image_used,
 };
 
-/*
- * Pages of detours for module text (arm64_detour_mutex; RCU, for
- * kernel_text_address() and kallsyms).
- */
+/* Pages of detours for module text (arm64_detour_mutex) */
 static LIST_HEAD(arm64_detour_pages);
 
 /* Can a B or BL at @from reach @to? */
@@ -216,41 +204,29 @@ static u8 *arm64_detour_take(struct arm64_detour_area *area,
 	return area->base + idx * KPROBE_OPT_DETOUR_SIZE;
 }
 
-/* A new page of detours, mapped read-only and executable, full of UDFs */
+/*
+ * A new page of detours, full of UDFs, in kallsyms and for perf as
+ * kprobe_optinsn_page
+ */
 static struct arm64_detour_area *arm64_detour_page_new(void)
 {
 	struct arm64_detour_page *page;
 
+	lockdep_assert_held(&arm64_detour_mutex);
 	page = kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return NULL;
-	page->area.base = module_alloc(PAGE_SIZE);
-	if (!page->area.base) {
+	page->code = kprobe_code_page_alloc("kprobe_optinsn_page",
+					    KPROBE_INSN_PAGE_FILL);
+	if (!page->code) {
 		kfree(page);
 		return NULL;
 	}
-	memset(page->area.base, 0, PAGE_SIZE);
-	/* vfree() must restore the direct map's permissions too. */
-	set_vm_flush_reset_perms(page->area.base);
-	set_memory_ro((unsigned long)page->area.base, 1);
-	set_memory_x((unsigned long)page->area.base, 1);
+	page->area.base = kprobe_code_page_addr(page->code);
 	page->area.nr = DETOURS_PER_PAGE;
 	page->area.used = page->bits;
-	list_add_tail_rcu(&page->area.list, &arm64_detour_pages);
-	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
-			   (unsigned long)page->area.base, PAGE_SIZE, false,
-			   ARM64_DETOUR_PAGE_SYM);
+	list_add_tail(&page->area.list, &arm64_detour_pages);
 	return &page->area;
-}
-
-static void arm64_detour_page_free_work(struct work_struct *work)
-{
-	struct arm64_detour_page *page =
-		container_of(to_rcu_work(work), struct arm64_detour_page,
-			     free_work);
-
-	module_memfree(page->area.base);
-	kfree(page);
 }
 
 static void arm64_detour_page_free(struct arm64_detour_area *area)
@@ -258,73 +234,10 @@ static void arm64_detour_page_free(struct arm64_detour_area *area)
 	struct arm64_detour_page *page =
 		container_of(area, struct arm64_detour_page, area);
 
-	list_del_rcu(&area->list);
-	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL,
-			   (unsigned long)area->base, PAGE_SIZE, true,
-			   ARM64_DETOUR_PAGE_SYM);
-	/* After the RCU walks of is_kprobe_optinsn_slot() and kallsyms */
-	INIT_RCU_WORK(&page->free_work, arm64_detour_page_free_work);
-	queue_rcu_work(system_wq, &page->free_work);
-}
-
-/**
- * is_kprobe_optinsn_slot() - is @addr in a module_alloc() page of detours?
- * @addr: any address
- *
- * The detours of module text are executable code outside the kernel's
- * and the modules' text: kernel_text_address() asks here.  Those in the
- * image's room are kernel text already.
- *
- * Context: any; RCU watching (kernel_text_address() sees to it).
- * Return: true if @addr is in such a page.
- */
-bool is_kprobe_optinsn_slot(unsigned long addr)
-{
-	struct arm64_detour_area *area;
-	bool ret = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(area, &arm64_detour_pages, list) {
-		if (addr >= (unsigned long)area->base &&
-		    addr < (unsigned long)area->base + PAGE_SIZE) {
-			ret = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return ret;
-}
-
-NOKPROBE_SYMBOL(is_kprobe_optinsn_slot);
-
-/**
- * arch_kprobe_get_kallsym() - describe the pages of detours to kallsyms
- * @symnum: index of the page
- * @value: its address
- * @type: its symbol type
- * @sym: its name
- *
- * Context: process context.
- * Return: 0, or -ERANGE past the last page.
- */
-int arch_kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
-			    char *type, char *sym)
-{
-	struct arm64_detour_area *area;
-	int ret = -ERANGE;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(area, &arm64_detour_pages, list) {
-		if (symnum--)
-			continue;
-		*value = (unsigned long)area->base;
-		*type = 't';
-		strscpy(sym, ARM64_DETOUR_PAGE_SYM, KSYM_NAME_LEN);
-		ret = 0;
-		break;
-	}
-	rcu_read_unlock();
-	return ret;
+	lockdep_assert_held(&arm64_detour_mutex);
+	list_del(&area->list);
+	kprobe_code_page_free(page->code);
+	kfree(page);
 }
 
 /*
