@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <linux/static_call.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <asm/unaligned.h>
 #ifdef CONFIG_X86_64
@@ -55,6 +56,7 @@ static struct {
 	unsigned long top;	/* x86: the word at regs.sp then */
 	struct pt_regs post_regs;	/* as the last post_handler saw them */
 	bool preemptible;
+	bool faults_fail;	/* a fault would fail, not sleep */
 	u64 pstate_after;	/* arm64: kpo_filled_hit()'s fields behind it */
 } kpo;
 
@@ -84,6 +86,7 @@ static int kpo_pre(struct kprobe *p, struct pt_regs *regs)
 	kpo.top = *(unsigned long *)regs->sp;
 #endif
 	kpo.preemptible = preemptible();
+	kpo.faults_fail = faulthandler_disabled();
 	return 0;
 }
 
@@ -711,6 +714,37 @@ static void kpo_hit_takes_no_exception(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
 	KUNIT_EXPECT_EQ(test, kpo_target(3, 0), 10L);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+}
+
+/*
+ * A handler's user access that faults fails, as on a breakpoint hit,
+ * instead of sleeping with interrupts masked: the preemption count says
+ * the handlers cannot sleep.
+ */
+static void kpo_handler_faults_fail(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_COUNT))
+		kunit_skip(test, "no preemption count");
+	kp.post_handler = kpo_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 1);
+	KUNIT_EXPECT_TRUE(test, kpo.faults_fail);
+	unregister_kprobe(&kp);
+
+	kpo.faults_fail = false;
+	kp.post_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	if (kpo_optimized(&kp)) {
+		KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 1);
+		KUNIT_EXPECT_TRUE(test, kpo.faults_fail);
+	} else {
+		KUNIT_FAIL(test, "not optimized");
+	}
+	unregister_kprobe(&kp);
 }
 
 /* The text an optimized point's jump takes: its size, and where it goes */
@@ -1758,6 +1792,7 @@ static void kpo_unregister_while_inside(struct kunit *test)
 
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_hit_takes_no_exception),
+	KUNIT_CASE(kpo_handler_faults_fail),
 	KUNIT_CASE(kpo_text_is_jump_to_detour),
 	KUNIT_CASE(kpo_regs_as_on_breakpoint),
 	KUNIT_CASE(kpo_pre_handler_redirects),

@@ -685,6 +685,13 @@ static nokprobe_inline int __kprobe_opt_hit(struct kprobe_point *kpp,
 
 	kprobe_count_hit(kpp, KPROBE_HIT_OPTIMIZED);
 	/*
+	 * Interrupts are masked, so nothing preempts the handlers; the
+	 * count says so too, as on a breakpoint hit: in_atomic(), so that
+	 * a handler's user access that faults fails instead of sleeping.
+	 * No reschedule on the way out, with interrupts masked.
+	 */
+	preempt_disable_notrace();
+	/*
 	 * No replay, so kprobe_ctlblk is left alone (see there), and no
 	 * post_handler to ask for: the point would not be optimized.
 	 */
@@ -693,6 +700,11 @@ static nokprobe_inline int __kprobe_opt_hit(struct kprobe_point *kpp,
 	else
 		redirected = __kprobe_run_pre_handlers(kpp, regs);
 	reset_current_kprobe();
+	/* preempt_enable_no_resched_notrace(), a name modules may not use */
+#ifdef CONFIG_PREEMPT_COUNT
+	barrier();
+	__preempt_count_dec();
+#endif
 	return redirected;
 }
 

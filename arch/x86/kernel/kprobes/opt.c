@@ -567,8 +567,7 @@ static __always_inline void x86_opt_set_resume(struct pt_regs *regs,
  *
  * kprobe_opt_entry masked interrupts, as the breakpoint exception does,
  * which also gives kprobe_opt_hit() the preemption-disabled context it
- * needs: nothing can preempt the handlers, so the preemption count is
- * left alone (three instructions a hit with CONFIG_PREEMPT).
+ * needs.
  *
  * Context: a detour, any context the probed code runs in.
  */
