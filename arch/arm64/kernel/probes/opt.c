@@ -502,6 +502,19 @@ void arch_remove_optimized_kprobe_point(struct kprobe_point *kpp)
 	kpp->opt.simulate = NULL;
 }
 
+/*
+ * A context synchronization event on every CPU: an ISB here, the IPI of
+ * kick_all_cpus_sync() on the others.  Without preemption, so that the
+ * CPU the ISB ran on is the one the IPIs skip.
+ */
+static void arm64_sync_all_cpus(void)
+{
+	preempt_disable();
+	isb();
+	kick_all_cpus_sync();
+	preempt_enable();
+}
+
 /**
  * arch_optimize_kprobe_points() - replace the BRKs of a batch by B
  * @points: DIVERTING points linked by opt_node
@@ -524,11 +537,9 @@ void arch_optimize_kprobe_points(struct list_head *points)
 		code = (unsigned long)kpp->opt.detour + ARM64_DETOUR_CODE;
 		b = aarch64_insn_gen_branch_imm((unsigned long)kpp->addr, code,
 						AARCH64_INSN_BRANCH_NOLINK);
-		aarch64_insn_patch_text_nosync(kpp->addr, b);
+		WARN_ON_ONCE(aarch64_insn_patch_text_nosync(kpp->addr, b));
 	}
-	/* This CPU's context synchronization; the others' is the IPI. */
-	isb();
-	kick_all_cpus_sync();
+	arm64_sync_all_cpus();
 }
 
 /**
@@ -545,9 +556,9 @@ void arch_unoptimize_kprobe_points(struct list_head *points)
 
 	arch_kprobes_commit();
 	list_for_each_entry(kpp, points, opt_node)
-		aarch64_insn_patch_text_nosync(kpp->addr, BRK64_OPCODE_KPROBES);
-	isb();
-	kick_all_cpus_sync();
+		WARN_ON_ONCE(aarch64_insn_patch_text_nosync(kpp->addr,
+							    BRK64_OPCODE_KPROBES));
+	arm64_sync_all_cpus();
 }
 
 /* ---------------------------------------------------------------------- */
