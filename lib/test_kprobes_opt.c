@@ -359,6 +359,16 @@ KPO_ASM(kpo_target2,
 	"	ldp x29, x30, [sp], #16\n"
 	"	ret\n");
 
+/* a + 7 + b, with 16 bytes of stack; KPO_SP_POP gives them back */
+kpo_asm_fn kpo_sp_frame;
+KPO_ASM(kpo_sp_frame,
+	"	sub sp, sp, #16\n"
+	"	add x0, x0, #7\n"
+	"	add sp, sp, #16\n"
+	"	add x0, x0, x1\n"
+	"	ret\n");
+#define KPO_SP_POP	8
+
 /*
  * long kpo_call_filled(long a, long b, kpo_asm_fn *fn): fn(a, b) with
  * every other register, and the flags, set to known values, so that two
@@ -1054,6 +1064,41 @@ static int kpo_pre_redirect(struct kprobe *p, struct pt_regs *regs)
 	regs->regs[0] = -regs->regs[0];
 	instruction_pointer_set(regs, regs->regs[30]);
 	return 1;
+}
+
+/* Run the replaced "sub sp" on @regs, and resume at the matching "add sp" */
+static int kpo_pre_moves_sp(struct kprobe *p, struct pt_regs *regs)
+{
+	kpo_pre(p, regs);
+	regs->regs[0] = -regs->regs[0];
+	regs->sp -= 16;
+	instruction_pointer_set(regs,
+				(unsigned long)kpo_at(kpo_sp_frame, KPO_SP_POP));
+	return 1;
+}
+
+/*
+ * A redirect with a new SP resumes on it, with every register: x0 and x1,
+ * which come back last, go into the result; the caller's survive.
+ */
+static void kpo_pre_handler_moves_sp(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_sp_frame);
+
+	kp.pre_handler = kpo_pre_moves_sp;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	if (!kpo_optimized(&kp)) {
+		KUNIT_FAIL(test, "not optimized");
+		goto out;
+	}
+	KUNIT_EXPECT_EQ(test, kpo_sp_frame(5, 0), -5L);
+	KUNIT_EXPECT_EQ(test, kpo_filled_hit(kpo_sp_frame), 0x5678L - 0x1234L);
+	KUNIT_EXPECT_EQ(test, kpo.pstate_after, kpo_pstate_present());
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+out:
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpo_sp_frame(5, 3), 15L);
 }
 
 static void kpo_pre_handler_redirects(struct kunit *test)
@@ -1800,6 +1845,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_relocated_region),
 #endif
 #ifdef CONFIG_ARM64
+	KUNIT_CASE(kpo_pre_handler_moves_sp),
 	KUNIT_CASE_PARAM(kpo_simulated_insn, kpo_sim_gen_params),
 	KUNIT_CASE(kpo_simulated_as_on_breakpoint),
 	KUNIT_CASE_PARAM(kpo_pstate_kept_on_eret, kpo_pstate_field_gen_params),

@@ -25,7 +25,7 @@
  *      included, from the pt_regs, and leaves with ERET to regs->pc,
  *      with regs->pstate: with all of DAIF masked from the moment
  *      ELR_EL1 and SPSR_EL1 are written, as in kernel_exit, nothing can
- *      take them or write below the SP.
+ *      take them.
  */
 
 #include <linux/linkage.h>
@@ -138,6 +138,20 @@ alternative_endif
 	ldp	x28, x29, [sp, #S_X28]
 	ldr	x30, [sp, #S_LR]
 	ldr	x1, [sp, #S_SP]
+	add	x0, sp, #PT_REGS_SIZE
+	cmp	x0, x1
+	b.ne	.Lmoved_sp
+	/* The SP unchanged: drop the pt_regs last, as kernel_exit does. */
+	ldp	x0, x1, [sp, #S_X0]
+	add	sp, sp, #PT_REGS_SIZE
+	eret
+	sb
+.Lmoved_sp:
+	/*
+	 * A handler moved the SP.  x0 and x1 come from the pt_regs after
+	 * the switch, below the new SP unless it moved down past them: only
+	 * an SDEI event, on the interrupted stack, could write there.
+	 */
 	mov	x0, sp
 	mov	sp, x1
 	ldp	x0, x1, [x0, #S_X0]
