@@ -134,16 +134,17 @@ static void kprobe_ftrace_remove_locked(unsigned long ip, bool ipmodify)
 	if (!kprobe_ftrace_users[ipmodify]) {
 		ret = unregister_ftrace_function(ops);
 		if (ret) {
-			WARN_ONCE(ret != -ENODEV,
-				  "cannot unregister kprobes' ftrace_ops: %d\n",
-				  ret);
+			if (ret != -ENODEV)
+				pr_warn_once("cannot unregister kprobes' ftrace_ops: %d\n",
+					     ret);
 			return;
 		}
 	}
+	/* Not a WARN: memory runs short, no bug of ours. */
 	ret = ftrace_set_filter_ip(ops, ip, 1, 0);
-	WARN_ONCE(ret && ret != -ENOENT && ret != -ENODEV,
-		  "cannot remove %pS from kprobes' ftrace filter: %d\n",
-		  (void *)ip, ret);
+	if (ret && ret != -ENOENT && ret != -ENODEV)
+		pr_warn_once("cannot remove %pS from kprobes' ftrace filter: %d\n",
+			     (void *)ip, ret);
 }
 
 /**
