@@ -594,6 +594,54 @@ if [ -f "/lib/modules/$(uname -r)/livepatch-sample.ko" ] && [ -w $T/kprobe_event
 	check livepatch-probes-removed test -z "$(cat $D/list)"
 fi
 
+# --- a kretprobe on a function the graph tracer hooks too (VARIANT=ftrace) --
+# On x86 the graph tracer's ftrace_ops, newer than kprobes', takes the
+# return first: the kretprobe saves return_to_handler, but its event shows
+# the real caller (get_kretprobe_retaddr() looks behind the other hook),
+# and an unwinder inside the function undoes the kretprobe's trampoline,
+# then the graph tracer's.  On arm64 the kretprobe's BRK comes before the
+# ftrace call and takes the return first, and the unwinder undoes them in
+# the other order.  The stack traces come from a probe on seq_puts(),
+# which cmdline_proc_show() calls; they reach seq_read_iter() only behind
+# both trampolines (and show cmdline_proc_show() itself on x86 only: on
+# arm64 a probe on a function's first instruction sees its caller in LR,
+# which no frame record holds yet).  dd reads with read(), where cat
+# may use sendfile().
+if grep -q function_graph $T/available_tracers 2>/dev/null &&
+   [ -w $T/kprobe_events ]; then
+	echo 'r:kpt/gr cmdline_proc_show' > $T/kprobe_events
+	echo 'p:kpt/gs seq_puts' >> $T/kprobe_events
+	echo stacktrace > $T/events/kpt/gs/trigger
+	echo 1 > $T/events/kpt/enable
+	echo cmdline_proc_show > $T/set_graph_function
+	echo function_graph > $T/current_tracer
+	echo > $T/trace
+	dd if=/proc/cmdline of=/dev/null 2>/dev/null
+	# Read before the switch back to nop empties the buffer.
+	cat $T/trace > /tmp/graph-kretprobe.txt
+	echo nop > $T/current_tracer
+	echo > $T/set_graph_function
+	echo "guest: kretprobe under the graph tracer:"
+	grep -B14 'gs: (' /tmp/graph-kretprobe.txt | head -n 16
+	grep 'gr: (' /tmp/graph-kretprobe.txt | head -n 2
+	check kretprobe-under-graph-tracer-real-caller \
+		grep -q 'gr: (seq_read_iter+' /tmp/graph-kretprobe.txt
+	check kretprobe-under-graph-tracer-no-trampoline \
+		sh -c "! grep -q 'gr: (return_to_handler' /tmp/graph-kretprobe.txt"
+	check kretprobe-under-graph-tracer-stack-behind-hooks sh -c \
+		"grep -q '=> seq_read_iter' /tmp/graph-kretprobe.txt &&
+		 grep -q '=> vfs_read' /tmp/graph-kretprobe.txt &&
+		 ! grep -qE '=> (return_to_handler|kretprobe_trampoline)' \
+			/tmp/graph-kretprobe.txt"
+	if [ "$(uname -m)" = x86_64 ]; then
+		check kretprobe-under-graph-tracer-stack-shows-function \
+			grep -q '=> cmdline_proc_show' /tmp/graph-kretprobe.txt
+	fi
+	echo '!stacktrace' > $T/events/kpt/gs/trigger
+	echo 0 > $T/events/kpt/enable
+	echo > $T/kprobe_events
+fi
+
 # --- the in-tree consumers from userspace: kprobe_events, the perf kprobe PMU,
 # BPF, fail_function (each skipped when the kernel lacks it) -------------------
 [ -f /guest/consumers.sh ] && sh /guest/consumers.sh

@@ -87,6 +87,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -563,6 +564,119 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 
 NOKPROBE_SYMBOL(kretprobe_find_ret_addr);
 
+#ifdef KRETPROBE_OTHER_RETURN_HOOKS
+static nokprobe_inline bool kretprobe_rethook_trampoline(unsigned long addr)
+{
+#ifdef CONFIG_RETHOOK
+	return is_rethook_trampoline(addr);
+#else
+	return false;
+#endif
+}
+
+static nokprobe_inline unsigned long
+kretprobe_rethook_ret_addr(void *fp, struct llist_node **cur)
+{
+#ifdef CONFIG_RETHOOK
+	return rethook_find_ret_addr(current, (unsigned long)fp, cur);
+#else
+	return 0;
+#endif
+}
+
+static nokprobe_inline bool kretprobe_graph_trampoline(unsigned long addr)
+{
+#ifdef CONFIG_FUNCTION_GRAPH_TRACER
+	return addr == (unsigned long)return_to_handler;
+#else
+	return false;
+#endif
+}
+
+/* The trampoline of another return hook: a rethook's, the graph tracer's */
+static nokprobe_inline bool kretprobe_other_hook(unsigned long addr)
+{
+	return kretprobe_rethook_trampoline(addr) ||
+	       kretprobe_graph_trampoline(addr);
+}
+
+/*
+ * Where a return really goes, behind the trampolines of the other return
+ * hooks that took it before the kretprobe did (each one's address in the
+ * slot of the one after), for the frame whose return slot is @fp.
+ * Bounded, as the hooks that may stack up are.
+ */
+static noinline unsigned long kretprobe_behind_other_hooks(unsigned long addr,
+							   void *fp)
+{
+	struct llist_node *cur = NULL;
+	int i, graph_idx = 0;
+	unsigned long next;
+
+	for (i = 0; i < 4 && kretprobe_other_hook(addr); i++) {
+		if (kretprobe_rethook_trampoline(addr))
+			next = kretprobe_rethook_ret_addr(fp, &cur);
+		else
+			next = ftrace_graph_ret_addr(current, &graph_idx, addr,
+						     fp);
+		/* Not found: the trampoline stays. */
+		if (!next || next == addr)
+			break;
+		addr = next;
+	}
+	return addr;
+}
+
+NOKPROBE_SYMBOL(kretprobe_behind_other_hooks);
+
+/**
+ * get_kretprobe_retaddr() - where the probed call returns to
+ * @ri: the instance
+ *
+ * Behind another return hook that took the return first, if any: the
+ * function returns to that one's trampoline, which returns there.
+ *
+ * Context: a kretprobe handler, in the task that returns.
+ * Return: the real return address, or the other hook's trampoline if
+ * that hook lost it.
+ */
+unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
+{
+	unsigned long addr = (unsigned long)ri->ret_addr;
+
+	if (unlikely(kretprobe_other_hook(addr)))
+		return kretprobe_behind_other_hooks(addr, ri->fp);
+	return addr;
+}
+EXPORT_SYMBOL_GPL(get_kretprobe_retaddr);
+NOKPROBE_SYMBOL(get_kretprobe_retaddr);
+#else
+static nokprobe_inline bool kretprobe_other_hook(unsigned long addr)
+{
+	return false;
+}
+
+static nokprobe_inline unsigned long
+kretprobe_behind_other_hooks(unsigned long addr, void *fp)
+{
+	return addr;
+}
+#endif
+
+/*
+ * Show the handlers where the return goes: behind the other return hooks,
+ * whose trampolines it still goes through (@ret_addr), an unwinder starting
+ * from @regs must not meet one.  No cost without those hooks.
+ */
+static nokprobe_inline void kretprobe_set_handler_ip(struct pt_regs *regs,
+						     unsigned long ret_addr,
+						     void *fp)
+{
+	if (unlikely(kretprobe_other_hook(ret_addr)))
+		ret_addr = kretprobe_behind_other_hooks(ret_addr, fp);
+	instruction_pointer_set(regs, ret_addr);
+}
+
 /*
  * kretprobe_trampoline_handler() for any stack of instances: several for
  * this frame (a tail call, several kretprobes on the function), newer ones
@@ -606,7 +720,7 @@ static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 
 	ret_addr = (unsigned long)container_of(last, struct kretprobe_instance,
 					       llist)->ret_addr;
-	instruction_pointer_set(regs, ret_addr);
+	kretprobe_set_handler_ip(regs, ret_addr, fp);
 	arch_kretprobe_set_return(regs, fp, ret_addr);
 	for (node = first; ; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
@@ -670,7 +784,7 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 		return kretprobe_return_slow(regs, fp);
 
 	ret_addr = (unsigned long)ri->ret_addr;
-	instruction_pointer_set(regs, ret_addr);
+	kretprobe_set_handler_ip(regs, ret_addr, fp);
 	arch_kretprobe_set_return(regs, fp, ret_addr);
 	rp = get_kretprobe(ri);
 	if (rp && rp->handler) {

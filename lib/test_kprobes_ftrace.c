@@ -549,6 +549,8 @@ static struct {
 	bool has_trampoline;	/* a trampoline standing for a return address */
 	atomic_t traces;
 	atomic_t outer_returns;
+	unsigned long rp_ip;	/* regs->ip the kretprobe's handler saw */
+	unsigned long rp_retaddr;	/* and get_kretprobe_retaddr() */
 } kpf_rh;
 
 static noinline __noipa int kpf_rh_target(int a)
@@ -587,6 +589,8 @@ static int kpf_rh_rp_trace(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static int kpf_rh_rp_count(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	kpf_rh.rp_ip = instruction_pointer(regs);
+	kpf_rh.rp_retaddr = get_kretprobe_retaddr(ri);
 	atomic_inc(&kpf_rh.outer_returns);
 	return 0;
 }
@@ -721,6 +725,13 @@ static void kpf_two_return_hooks_one_function(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kpf_rh.has_caller);
 	KUNIT_EXPECT_TRUE(test, kpf_rh.has_test);
 	KUNIT_EXPECT_FALSE(test, kpf_rh.has_trampoline);
+	/*
+	 * The kretprobe's handler is shown the real return, even when the
+	 * rethook took it first and the kretprobe saved its trampoline.
+	 */
+	KUNIT_EXPECT_TRUE(test, kpt_sym_starts(kpf_rh.rp_ip,
+					       "kpf_rh_both_caller+"));
+	KUNIT_EXPECT_EQ(test, kpf_rh.rp_retaddr, kpf_rh.rp_ip);
 }
 #endif /* CONFIG_FPROBE */
 #endif

@@ -961,6 +961,15 @@ struct kretprobe_instance {
 	char data[] __aligned(sizeof(long));
 };
 
+/*
+ * Return hooks other than kretprobes that may take a return before a
+ * kretprobe does: the address it saves is then their trampoline's.
+ */
+#if defined(CONFIG_KRETPROBES) && \
+	(defined(CONFIG_RETHOOK) || defined(CONFIG_FUNCTION_GRAPH_TRACER))
+#define KRETPROBE_OTHER_RETURN_HOOKS
+unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri);
+#else
 /**
  * get_kretprobe_retaddr() - where the probed call returns to
  * @ri: the instance
@@ -972,6 +981,7 @@ static inline unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
 	return (unsigned long)ri->ret_addr;
 }
+#endif
 #endif /* CONFIG_KPROBES */
 
 #ifdef CONFIG_KRETPROBES
