@@ -1051,6 +1051,15 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		kprobe_hash_add_locked(kpp);
 	}
 
+	/* A post_handler runs only with the claim ftrace may refuse. */
+	if (!(p->flags & KPROBE_FLAG_DISABLED)) {
+		ret = kprobe_ftrace_prepare_locked(kpp, p);
+		if (ret) {
+			kprobe_counter_free(p->hits);
+			p->hits = NULL;
+			goto out_put;
+		}
+	}
 	/* Only KPROBE_FLAG_DISABLED is the caller's to choose. */
 	p->flags &= KPROBE_FLAG_DISABLED;
 	if (on_func_entry)
@@ -1359,11 +1368,14 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 	if (!p)
 		return -EINVAL;
 	mutex_lock(&kprobe_mutex);
-	if (!kprobe_is_registered_locked(p)) {
+	if (!kprobe_is_registered_locked(p))
 		ret = -EINVAL;
-	} else if (!disabled && kprobe_gone(p)) {
+	else if (!disabled && kprobe_gone(p))
 		ret = -EINVAL;
-	} else {
+	else if (!disabled)
+		/* The claim its post_handler needs, before it can run */
+		ret = kprobe_ftrace_prepare_locked(p->point, p);
+	if (!ret) {
 		if (disabled)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
 		else

@@ -27,7 +27,7 @@
  * ftrace calls the callback twice for each call of the function, once for
  * each ftrace_ops, one after the other with preemption disabled, and the
  * callback serves a call only for the ftrace_ops that kpp->ftrace_ops
- * names (kprobe_ftrace_serves()).  A move, kprobe_ftrace_rearm_locked():
+ * names (kprobe_ftrace_serves()).  A move, kprobe_ftrace_move_locked():
  *
  *   1. the point goes into the new ftrace_ops' filter; its calls are still
  *      served by the old one only;
@@ -181,23 +181,9 @@ void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp)
 				    kpp->ftrace_ops == KPROBE_FTRACE_OPS_IPMODIFY);
 }
 
-/**
- * kprobe_ftrace_rearm_locked() - move an armed point to the ftrace_ops it needs
- * @kpp: an armed point on an ftrace site whose kprobes changed
- *
- * A kprobe with a post_handler came or went: the point may have to move
- * from one ftrace_ops to the other, which takes the steps in the comment
- * at the top of this file.
- *
- * Context: kprobe_mutex held, may sleep.
- * Return: 0; or, if the point needs the claim on the instruction pointer
- * and cannot have it, -EBUSY or -ENOMEM, and it is left as it was.  (If it
- * no longer needs the claim and step 1 fails, it keeps the claim, and
- * the next change tries again.)
- */
-int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
+/* Move the armed @kpp to one ftrace_ops: the steps at the top of this file */
+static int kprobe_ftrace_move_locked(struct kprobe_point *kpp, bool ipmodify)
 {
-	bool ipmodify = kprobe_point_wants_ipmodify(kpp);
 	unsigned long ip = (unsigned long)kpp->addr;
 	int ret;
 
@@ -219,4 +205,46 @@ int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
 	/* Step 5 */
 	kprobe_ftrace_remove_locked(ip, !ipmodify);
 	return 0;
+}
+
+/**
+ * kprobe_ftrace_rearm_locked() - move an armed point to the ftrace_ops it needs
+ * @kpp: an armed point on an ftrace site whose kprobes changed
+ *
+ * A kprobe with a post_handler came or went: the point may have to move
+ * from one ftrace_ops to the other, which takes the steps in the comment
+ * at the top of this file.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0; or, if the point needs the claim on the instruction pointer
+ * and cannot have it, -EBUSY or -ENOMEM, and it is left as it was.  (If it
+ * no longer needs the claim and step 1 fails, it keeps the claim, and
+ * the next change tries again.)
+ */
+int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
+{
+	return kprobe_ftrace_move_locked(kpp, kprobe_point_wants_ipmodify(kpp));
+}
+
+/**
+ * kprobe_ftrace_prepare_locked() - take the claim a kprobe will need
+ * @kpp: a point
+ * @p: a kprobe about to run on @kpp: not on its list yet, or about to
+ *	be enabled there
+ *
+ * A kprobe with a post_handler needs the claim on the instruction pointer
+ * (kprobe_ipmodify_ops).  An armed point that the plain ftrace_ops serves
+ * moves before @p can run there, not after: @p never runs without the
+ * claim, and a refusal leaves nothing to undo.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ * Return: 0, or as kprobe_ftrace_rearm_locked() when the claim is refused.
+ */
+int kprobe_ftrace_prepare_locked(struct kprobe_point *kpp, struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kpp->ftrace || !kpp->armed || !p->post_handler ||
+	    kpp->ftrace_ops == KPROBE_FTRACE_OPS_IPMODIFY)
+		return 0;
+	return kprobe_ftrace_move_locked(kpp, true);
 }

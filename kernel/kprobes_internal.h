@@ -163,6 +163,7 @@ bool kprobe_ftrace_site(kprobe_opcode_t *addr);
 int kprobe_ftrace_arm_locked(struct kprobe_point *kpp);
 void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp);
 int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp);
+int kprobe_ftrace_prepare_locked(struct kprobe_point *kpp, struct kprobe *p);
 #else
 static inline bool kprobe_ftrace_site(kprobe_opcode_t *addr)
 {
@@ -179,6 +180,12 @@ static inline void kprobe_ftrace_disarm_locked(struct kprobe_point *kpp)
 }
 
 static inline int kprobe_ftrace_rearm_locked(struct kprobe_point *kpp)
+{
+	return 0;
+}
+
+static inline int kprobe_ftrace_prepare_locked(struct kprobe_point *kpp,
+					       struct kprobe *p)
 {
 	return 0;
 }

@@ -14,8 +14,11 @@
 #include <linux/atomic.h>
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/linkage.h>
 #include <linux/module.h>
 #include <linux/objtool.h>
@@ -29,6 +32,7 @@ static struct {
 	atomic_t post_hits;
 	atomic_t ops_hits;
 	atomic_t nested_hits;
+	atomic_t claimant_hits;	/* kpf_claimant_pre() */
 	int nested_ret;
 	unsigned long pre_ip;
 	unsigned long post_ip;
@@ -293,6 +297,93 @@ static void kpf_ipmodify_conflict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpf_target_ipmodify(1), 7);
 	unregister_kprobe(&modifier);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 1);
+}
+
+static int kpf_claimant_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpf.claimant_hits);
+	return 0;
+}
+
+static int kpf_claim_caller(void *unused)
+{
+	while (!kthread_should_stop()) {
+		kpf_target_ipmodify(1);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * A kprobe whose post_handler needs a claim that is refused never runs,
+ * not even for a moment on a point the plain ftrace_ops serves while
+ * another CPU calls the function: it joins the point, or is enabled
+ * there, only once the claim is had.
+ */
+static void kpf_refused_claim_runs_nothing(struct kunit *test)
+{
+	unsigned long site = kpf_ftrace_site(kpf_target_ipmodify);
+	struct kprobe tracer = {
+		.symbol_name = "kpf_target_ipmodify",
+		.pre_handler = kpf_pre,
+	};
+	struct kprobe claimant = {
+		.pre_handler = kpf_claimant_pre,
+		.post_handler = kpf_post,
+	};
+	struct task_struct *caller;
+	unsigned long deadline;
+	int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU");
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 0, 0), 0);
+	if (register_ftrace_function(&kpf_ipmodify_ops)) {
+		ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+		KUNIT_FAIL(test, "register_ftrace_function() failed");
+		return;
+	}
+	if (register_kprobe(&tracer)) {
+		KUNIT_FAIL(test, "register_kprobe() failed");
+		goto out_ops;
+	}
+	caller = kthread_create(kpf_claim_caller, NULL, "kpf_claim_caller");
+	if (IS_ERR(caller)) {
+		KUNIT_FAIL(test, "no caller thread");
+		goto out_tracer;
+	}
+	kthread_bind(caller, cpumask_any_but(cpu_online_mask,
+					     raw_smp_processor_id()));
+	wake_up_process(caller);
+	for (i = 0; i < 20; i++) {
+		claimant.symbol_name = "kpf_target_ipmodify";
+		claimant.addr = NULL;
+		claimant.flags = 0;
+		KUNIT_EXPECT_EQ(test, register_kprobe(&claimant), -EBUSY);
+		/* Registered disabled, which needs no claim, then enabled */
+		claimant.addr = NULL;
+		claimant.flags = KPROBE_FLAG_DISABLED;
+		if (register_kprobe(&claimant)) {
+			KUNIT_FAIL(test, "register_kprobe(disabled) failed");
+			break;
+		}
+		KUNIT_EXPECT_EQ(test, enable_kprobe(&claimant), -EBUSY);
+		KUNIT_EXPECT_TRUE(test, kprobe_disabled(&claimant));
+		unregister_kprobe(&claimant);
+	}
+	/* The caller got to run, whatever the scheduler did meanwhile */
+	deadline = jiffies + 2 * HZ;
+	while (!atomic_read(&kpf.pre_hits) && time_before(jiffies, deadline))
+		usleep_range(1000, 2000);
+	kthread_stop(caller);
+	KUNIT_EXPECT_GT(test, atomic_read(&kpf.pre_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.claimant_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.post_hits), 0);
+out_tracer:
+	unregister_kprobe(&tracer);
+out_ops:
+	unregister_ftrace_function(&kpf_ipmodify_ops);
+	ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
 }
 
 static void kpf_disable_enable_aggregate(struct kunit *test)
@@ -744,6 +835,7 @@ static struct kunit_case kpf_cases[] = {
 #ifdef CONFIG_KPROBES_ON_FTRACE
 	KUNIT_CASE(kpf_pre_handler_redirects),
 	KUNIT_CASE(kpf_ipmodify_conflict),
+	KUNIT_CASE(kpf_refused_claim_runs_nothing),
 	KUNIT_CASE(kpf_disable_enable_aggregate),
 	KUNIT_CASE_PARAM(kpf_probe_keeps_livepatch, kpf_livepatch_order_gen_params),
 	KUNIT_CASE(kpf_point_moves_between_ops),
