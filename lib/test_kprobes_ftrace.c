@@ -642,6 +642,7 @@ static struct {
 	atomic_t outer_returns;
 	unsigned long rp_ip;	/* regs->ip the kretprobe's handler saw */
 	unsigned long rp_retaddr;	/* and get_kretprobe_retaddr() */
+	unsigned long fp_ip;	/* regs->ip the fprobe's exit handler saw */
 } kpf_rh;
 
 static noinline __noipa int kpf_rh_target(int a)
@@ -695,6 +696,7 @@ static void kpf_rh_fp_trace(struct fprobe *fp, unsigned long entry_ip,
 static void kpf_rh_fp_count(struct fprobe *fp, unsigned long entry_ip,
 			    struct pt_regs *regs, void *entry_data)
 {
+	kpf_rh.fp_ip = instruction_pointer(regs);
 	atomic_inc(&kpf_rh.outer_returns);
 }
 
@@ -817,12 +819,13 @@ static void kpf_two_return_hooks_one_function(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kpf_rh.has_test);
 	KUNIT_EXPECT_FALSE(test, kpf_rh.has_trampoline);
 	/*
-	 * The kretprobe's handler is shown the real return, even when the
-	 * rethook took it first and the kretprobe saved its trampoline.
+	 * Both handlers are shown the real return, whichever hook took it
+	 * first and saved the other's trampoline.
 	 */
 	KUNIT_EXPECT_TRUE(test, kpt_sym_starts(kpf_rh.rp_ip,
 					       "kpf_rh_both_caller+"));
 	KUNIT_EXPECT_EQ(test, kpf_rh.rp_retaddr, kpf_rh.rp_ip);
+	KUNIT_EXPECT_EQ(test, kpf_rh.fp_ip, kpf_rh.rp_ip);
 }
 #endif /* CONFIG_FPROBE */
 #endif
