@@ -12,9 +12,9 @@
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/delay.h>
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
-#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -333,7 +333,7 @@ static void kpf_refused_claim_runs_nothing(struct kunit *test)
 	};
 	struct task_struct *caller;
 	unsigned long deadline;
-	int i;
+	int i, ret;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
@@ -359,7 +359,12 @@ static void kpf_refused_claim_runs_nothing(struct kunit *test)
 		claimant.symbol_name = "kpf_target_ipmodify";
 		claimant.addr = NULL;
 		claimant.flags = 0;
-		KUNIT_EXPECT_EQ(test, register_kprobe(&claimant), -EBUSY);
+		ret = register_kprobe(&claimant);
+		KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+		if (!ret) {
+			unregister_kprobe(&claimant);
+			break;
+		}
 		/* Registered disabled, which needs no claim, then enabled */
 		claimant.addr = NULL;
 		claimant.flags = KPROBE_FLAG_DISABLED;
