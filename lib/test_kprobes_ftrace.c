@@ -265,21 +265,40 @@ static struct ftrace_ops kpf_ipmodify_ops = {
 	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
+/* A kprobe on kpf_target_ipmodify() that needs no claim */
+#define KPF_IPMODIFY_TRACER						\
+	{ .symbol_name = "kpf_target_ipmodify", .pre_handler = kpf_pre }
+
+/* Let kpf_ipmodify_ops hold the claim on @site, or fail with nothing held */
+static int kpf_hold_claim(unsigned long site)
+{
+	int ret = ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 0, 0);
+
+	if (ret)
+		return ret;
+	ret = register_ftrace_function(&kpf_ipmodify_ops);
+	if (ret)
+		ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+	return ret;
+}
+
+static void kpf_release_claim(unsigned long site)
+{
+	unregister_ftrace_function(&kpf_ipmodify_ops);
+	ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+}
+
 static void kpf_ipmodify_conflict(struct kunit *test)
 {
 	unsigned long site = kpf_ftrace_site(kpf_target_ipmodify);
-	struct kprobe tracer = {
-		.symbol_name = "kpf_target_ipmodify",
-		.pre_handler = kpf_pre,
-	};
+	struct kprobe tracer = KPF_IPMODIFY_TRACER;
 	struct kprobe modifier = {
 		.symbol_name = "kpf_target_ipmodify",
 		.pre_handler = kpf_pre,
 		.post_handler = kpf_post,
 	};
 
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 0, 0), 0);
-	KUNIT_ASSERT_EQ(test, register_ftrace_function(&kpf_ipmodify_ops), 0);
+	KUNIT_ASSERT_EQ(test, kpf_hold_claim(site), 0);
 	KUNIT_EXPECT_EQ(test, register_kprobe(&modifier), -EBUSY);
 	KUNIT_EXPECT_EQ(test, register_kprobe(&tracer), 0);
 	/* Joining it would need the claim too. */
@@ -287,8 +306,7 @@ static void kpf_ipmodify_conflict(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobe(&modifier), -EBUSY);
 	KUNIT_EXPECT_EQ(test, kpf_target_ipmodify(1), 7);
 	unregister_kprobe(&tracer);
-	unregister_ftrace_function(&kpf_ipmodify_ops);
-	ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+	kpf_release_claim(site);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.ops_hits), 1);
 	/* Free again: the claim can be had. */
@@ -323,10 +341,7 @@ static int kpf_claim_caller(void *unused)
 static void kpf_refused_claim_runs_nothing(struct kunit *test)
 {
 	unsigned long site = kpf_ftrace_site(kpf_target_ipmodify);
-	struct kprobe tracer = {
-		.symbol_name = "kpf_target_ipmodify",
-		.pre_handler = kpf_pre,
-	};
+	struct kprobe tracer = KPF_IPMODIFY_TRACER;
 	struct kprobe claimant = {
 		.pre_handler = kpf_claimant_pre,
 		.post_handler = kpf_post,
@@ -337,12 +352,7 @@ static void kpf_refused_claim_runs_nothing(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "one CPU");
-	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 0, 0), 0);
-	if (register_ftrace_function(&kpf_ipmodify_ops)) {
-		ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
-		KUNIT_FAIL(test, "register_ftrace_function() failed");
-		return;
-	}
+	KUNIT_ASSERT_EQ(test, kpf_hold_claim(site), 0);
 	if (register_kprobe(&tracer)) {
 		KUNIT_FAIL(test, "register_kprobe() failed");
 		goto out_ops;
@@ -387,8 +397,7 @@ static void kpf_refused_claim_runs_nothing(struct kunit *test)
 out_tracer:
 	unregister_kprobe(&tracer);
 out_ops:
-	unregister_ftrace_function(&kpf_ipmodify_ops);
-	ftrace_set_filter_ip(&kpf_ipmodify_ops, site, 1, 0);
+	kpf_release_claim(site);
 }
 
 static void kpf_disable_enable_aggregate(struct kunit *test)
