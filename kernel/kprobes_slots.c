@@ -208,15 +208,13 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 /**
  * struct kprobe_insn_page - one page of instruction slots
  * @list: entry in kprobe_insn_pages (kprobe_slot_mutex)
- * @code: the page (immutable)
- * @base: its address (immutable); slots are KPROBE_INSN_SLOT_SIZE bytes
+ * @code: the page (immutable); slots are KPROBE_INSN_SLOT_SIZE bytes
  * @nused: slots in use (kprobe_slot_mutex)
  * @used: which slots are in use (kprobe_slot_mutex)
  */
 struct kprobe_insn_page {
 	struct list_head list;
 	struct kprobe_code_page *code;
-	void *base;
 	unsigned int nused;
 	DECLARE_BITMAP(used, SLOTS_PER_PAGE);
 };
@@ -250,13 +248,12 @@ kprobe_opcode_t *get_insn_slot(void)
 		kfree(kip);
 		goto out;
 	}
-	kip->base = kprobe_code_page_addr(kip->code);
 	list_add(&kip->list, &kprobe_insn_pages);
 found:
 	idx = find_first_zero_bit(kip->used, SLOTS_PER_PAGE);
 	__set_bit(idx, kip->used);
 	kip->nused++;
-	slot = kip->base + idx * KPROBE_INSN_SLOT_SIZE;
+	slot = kip->code->base + idx * KPROBE_INSN_SLOT_SIZE;
 out:
 	mutex_unlock(&kprobe_slot_mutex);
 	return slot;
@@ -277,14 +274,14 @@ void free_insn_slot(kprobe_opcode_t *slot)
 		return;
 	mutex_lock(&kprobe_slot_mutex);
 	list_for_each_entry(kip, &kprobe_insn_pages, list) {
-		if ((void *)slot >= kip->base &&
-		    (void *)slot < kip->base + PAGE_SIZE)
+		if ((void *)slot >= kip->code->base &&
+		    (void *)slot < kip->code->base + PAGE_SIZE)
 			goto found;
 	}
 	WARN_ONCE(1, "kprobes: freeing unknown slot %p\n", slot);
 	goto out;
 found:
-	idx = ((void *)slot - kip->base) / KPROBE_INSN_SLOT_SIZE;
+	idx = ((void *)slot - kip->code->base) / KPROBE_INSN_SLOT_SIZE;
 	if (WARN_ON_ONCE(!__test_and_clear_bit(idx, kip->used)))
 		goto out;
 	if (--kip->nused)
