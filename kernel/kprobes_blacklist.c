@@ -387,9 +387,10 @@ void kprobe_blacklist_remove_module(struct module *mod)
 
 /*
  * Functions of other subsystems that the way into kprobes' hit handling
- * calls before kprobes knows it is handling a hit: a probe there would
- * recurse.  With CONFIG_PROVE_RCU, RCU's lockdep checks run in every
- * RCU list walk, the arm64 break-hook walk among them.
+ * calls before kprobes knows it is handling a hit, or the way out after
+ * it no longer does: a probe there would recurse.  With CONFIG_PROVE_RCU,
+ * RCU's lockdep checks run in every RCU list walk, the arm64 break-hook
+ * walk among them.
  */
 static const char * const kprobe_blacklist_callees[] = {
 	/*
@@ -400,6 +401,19 @@ static const char * const kprobe_blacklist_callees[] = {
 	 * again until the stack overflowed.
 	 */
 	"rcu_is_watching",
+#ifdef CONFIG_PROVE_LOCKING
+	/*
+	 * The exit of a breakpoint exception (irqentry_nmi_exit() on x86,
+	 * the debug exception's on arm64) calls it when lockdep's interrupt
+	 * state was on at the entry.  The entry turns that state off only
+	 * while lockdep runs: once debug_locks is off (after any lockdep
+	 * report), and on arm64 inside lockdep's recursion guard
+	 * (lock_acquire() and the like, around __lock_acquire()), it stays
+	 * on, and a probe here is hit again on the way out of its own hit,
+	 * and again, until the stack overflows.
+	 */
+	"lockdep_hardirqs_on_prepare",
+#endif
 #ifdef CONFIG_PROVE_RCU
 	"debug_lockdep_rcu_enabled",
 	"rcu_read_lock_held_common",

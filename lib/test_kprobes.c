@@ -482,6 +482,10 @@ static const char * const kpt_refused_symbols[] = {
 	/* Called by a hit without a trap before the hit is marked */
 	"rcu_is_watching",
 #endif
+#ifdef CONFIG_PROVE_LOCKING
+	/* Called by the exception exit, which a trap on it recursed into */
+	"lockdep_hardirqs_on_prepare",
+#endif
 #ifdef CONFIG_X86
 	"kprobe_int3_handler",
 	"exc_int3",
@@ -494,10 +498,6 @@ static const char * const kpt_refused_symbols[] = {
 #ifdef CONFIG_PREEMPTION
 	/* Called by the BRK entry, before the hit is marked */
 	"preempt_schedule_notrace",
-#endif
-#ifdef CONFIG_PROVE_LOCKING
-	/* Called by the BRK exit, which a BRK on it recursed into */
-	"lockdep_hardirqs_on_prepare",
 #endif
 #ifdef CONFIG_CPU_PM
 	"_cpu_resume",

@@ -275,22 +275,6 @@ int arch_populate_kprobe_blacklist(void)
 	static const char * const entry_callees[] = {
 		"preempt_schedule_notrace",
 		/*
-		 * What the debug exception exit calls, when the entry found
-		 * lockdep's interrupt state on.  Inside lockdep's recursion
-		 * guard (lock_acquire() and the like, around
-		 * __lock_acquire()) the entry's lockdep_hardirqs_off() does
-		 * nothing, so that state stays on for any BRK taken there:
-		 * one on this function, hit on the way out of such a BRK
-		 * (a kprobe on __lock_acquire()), finds it on as well, so
-		 * its own exit calls this function again, and so on: every
-		 * level traps once more until the stack overflows.  With
-		 * debug_locks off the state never changes; a probe here
-		 * alone would recurse the same way while it stays on.  (An
-		 * int3 on x86 is entered as an NMI, whose
-		 * lockdep_hardirqs_off() ignores the guard.)
-		 */
-		"lockdep_hardirqs_on_prepare",
-		/*
 		 * The accessors preemptible() is made of.  They are static
 		 * inline functions around one inline asm, which GCC's
 		 * inliner counts by the lines of its ALTERNATIVE() and so
