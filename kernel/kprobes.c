@@ -718,6 +718,18 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
 	       arch_kprobe_text_reserved(addr);
 }
 
+/*
+ * A byte inside an ftrace call site, behind its first: not an instruction
+ * boundary, whatever ftrace made of the call (kprobe_events says so).
+ */
+static bool kprobe_inside_ftrace_site(kprobe_opcode_t *addr)
+{
+	unsigned long site = ftrace_location((unsigned long)addr);
+
+	return site && site != (unsigned long)addr &&
+	       ftrace_text_reserved(addr, addr);
+}
+
 /**
  * struct kprobe_coming_module - a module kprobes_module_notify() saw coming
  * @node: entry in kprobe_coming_modules (kprobe_mutex)
@@ -789,6 +801,8 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 		return -EINVAL;
 	if (kprobe_init_text_gone && is_kernel_inittext(a))
 		return -EINVAL;
+	if (kprobe_inside_ftrace_site(addr))
+		return -EILSEQ;
 	if (kprobe_text_reserved(addr))
 		return -EBUSY;
 

@@ -13,12 +13,13 @@
  * Blacklisted text must be refused with -EINVAL, and text that another
  * patcher owns (jump label, static call, alternative) with -EBUSY,
  * wherever the offset falls; ftrace's call sites may be served or refused
- * with -EBUSY.  The trapping instruction of a BUG()/WARN() site (UD2,
- * BRK) must be refused with -EINVAL.  Elsewhere, registration must succeed
- * at a boundary and fail with -EILSEQ between two.  Every probe of a
- * function is registered and armed at once; then the function runs on
- * inputs that take each of its paths, and the probes of this file's own
- * functions must all fire, but on padding (nop, int3) that no path runs.
+ * with -EBUSY, and the bytes inside them are no boundary.  The trapping
+ * instruction of a BUG()/WARN() site (UD2, BRK) must be refused with
+ * -EINVAL.  Elsewhere, registration must succeed at a boundary and fail
+ * with -EILSEQ between two.  Every probe of a function is registered and
+ * armed at once; then the function runs on inputs that take each of its
+ * paths, and the probes of this file's own functions must all fire, but on
+ * padding (nop, int3) that no path runs.
  * The functions are found with kallsyms_lookup_size_offset(), so the suite
  * is built in only.
  */
@@ -398,7 +399,7 @@ static void kpb_every_offset(struct kunit *test, const struct kpb_target *t)
 		if (within_kprobe_blacklist(addr)) {
 			KUNIT_EXPECT_EQ_MSG(test, err, -EINVAL,
 					    "%s+%#lx is blacklisted", t->name, off);
-		} else if (kpb_reserved(addr) || (ftrace && !boundary[off])) {
+		} else if (kpb_reserved(addr)) {
 			KUNIT_EXPECT_EQ_MSG(test, err, -EBUSY,
 					    "%s+%#lx is reserved", t->name, off);
 		} else if (boundary[off] && find_bug(addr)) {

@@ -116,6 +116,25 @@ int main(void)
 			offset = off;
 	}
 	check(offset > 0, "kprobe_events-offset-created (close_fd+%d)", offset);
+#ifdef __x86_64__
+	/*
+	 * A byte inside close_fd's ftrace call (at +0, or +4 behind ENDBR):
+	 * kprobe_events names the reason when kprobes says -EILSEQ.
+	 */
+	if (file_exists(TRACEFS "/available_filter_functions")) {
+		char *log;
+
+		write_file(TRACEFS "/error_log", "", 0);
+		check(write_file(KE, "p:kpt/inside close_fd+1", 1) < 0,
+		      "kprobe_events-refuses-inside-ftrace-call");
+		log = read_file(TRACEFS "/error_log");
+		check(log && strstr(log, "not an instruction boundary"),
+		      "kprobe_events-inside-ftrace-call-says-boundary");
+		if (log)
+			note("error_log:\n%s", log);
+		free(log);
+	}
+#endif
 	check(write_file(KE, "p:kpt/nosuch kpt_no_such_function_xyz", 1) < 0,
 	      "kprobe_events-refuses-unknown-symbol");
 	check(write_file(KE, "p:kpt/badarg close_fd x=$arg1:nosuchtype", 1) < 0,
