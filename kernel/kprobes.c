@@ -1065,7 +1065,10 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 		kprobe_hash_add_locked(kpp);
 	}
 
-	/* A post_handler runs only with the claim ftrace may refuse. */
+	/*
+	 * A post_handler runs only with the claim ftrace may refuse, and
+	 * never behind a jump.
+	 */
 	if (!(p->flags & KPROBE_FLAG_DISABLED)) {
 		ret = kprobe_ftrace_prepare_locked(kpp, p);
 		if (ret) {
@@ -1073,6 +1076,7 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 			p->hits = NULL;
 			goto out_put;
 		}
+		kprobe_opt_prepare_locked(kpp, p);
 	}
 	/* Only KPROBE_FLAG_DISABLED is the caller's to choose. */
 	p->flags &= KPROBE_FLAG_DISABLED;
@@ -1389,6 +1393,8 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 	else if (!disabled)
 		/* The claim its post_handler needs, before it can run */
 		ret = kprobe_ftrace_prepare_locked(p->point, p);
+	if (!ret && !disabled)
+		kprobe_opt_prepare_locked(p->point, p);
 	if (!ret) {
 		if (disabled)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);

@@ -123,6 +123,7 @@ bool kprobe_opt_gather_locked(struct kprobe_point *kpp,
 void kprobe_opt_cancel_batch_locked(struct list_head *batch,
 				    void (*then)(struct kprobe_point *kpp));
 void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added);
+void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p);
 #else
 static inline void kprobe_opt_init_point(struct kprobe_point *kpp)
 {
@@ -154,6 +155,11 @@ kprobe_opt_cancel_batch_locked(struct list_head *batch,
 
 static inline void kprobe_opt_neighbours_locked(struct kprobe_point *kpp,
 						bool added)
+{
+}
+
+static inline void kprobe_opt_prepare_locked(struct kprobe_point *kpp,
+					     struct kprobe *p)
 {
 }
 #endif

@@ -44,7 +44,9 @@
  *	together in one batch (kprobe_opt_gather_locked(),
  *	kprobe_opt_cancel_batch_locked()).  Tasks still in the detour leave
  *	it by its jump back; the detour is freed with the point, after an
- *	RCU-tasks grace period.
+ *	RCU-tasks grace period.  Where a kprobe with a post_handler is what
+ *	the point no longer wants, the caller also waits for those tasks
+ *	before the kprobe can run (kprobe_opt_prepare_locked()).
  *
  * Everything here runs under kprobe_mutex, but the grace periods of step
  * 2, which the optimizer waits for with the mutex dropped: its batch is on
@@ -227,6 +229,42 @@ void kprobe_opt_cancel_locked(struct kprobe_point *kpp)
 	}
 }
 
+/*
+ * Every task that was, when this was called, inside a region or a copy of
+ * an instruction that returns into one, or between a jump and the end of
+ * its detour's handlers (where interrupts may be on, and with preemption
+ * the task preempted), has left it.
+ */
+static void kprobe_opt_wait_for_tasks(void)
+{
+	synchronize_rcu();
+	if (IS_ENABLED(CONFIG_PREEMPTION))
+		synchronize_rcu_tasks();
+}
+
+/**
+ * kprobe_opt_prepare_locked() - make way for a kprobe with a post_handler
+ * @kpp: the point @p is about to join, or be enabled on
+ * @p: the kprobe, not on @kpp's list yet, or still disabled
+ *
+ * A hit through a detour runs the pre_handlers of the kprobes it finds on
+ * the point's list, and no post_handler.  So before @p can be found there,
+ * the jump goes and every hit that took it has ended; from then on @p's
+ * pre_handler runs only where its post_handler does.  Rare (no in-tree
+ * user of kprobes sets a post_handler), and worth a wait.
+ *
+ * Context: kprobe_mutex held, may sleep.
+ */
+void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (!p->post_handler || kpp->opt_state == KPROBE_OPT_NONE ||
+	    kpp->opt_state == KPROBE_OPT_QUEUED)
+		return;
+	kprobe_opt_cancel_locked(kpp);
+	kprobe_opt_wait_for_tasks();
+}
+
 /**
  * kprobe_opt_update_locked() - queue or cancel a point's optimization
  * @kpp: a point whose kprobes, arming or neighbours changed
@@ -349,9 +387,7 @@ static void kprobe_optimizer(struct work_struct *work)
 		return;
 
 	/* Step 2: nobody is left in a region, once for the whole batch. */
-	synchronize_rcu();
-	if (IS_ENABLED(CONFIG_PREEMPTION))
-		synchronize_rcu_tasks();
+	kprobe_opt_wait_for_tasks();
 
 	/* Step 3: the jumps of every point still in the batch. */
 	mutex_lock(&kprobe_mutex);

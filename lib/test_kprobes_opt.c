@@ -1712,35 +1712,38 @@ static void kpo_stress(struct kunit *test)
 }
 
 /*
- * A pre_handler holds a CPU inside the detour while the probe goes:
- * unregister_kprobe() must not return before the handler has left.
+ * A pre_handler holds a CPU inside the detour while the point changes: the
+ * change must wait for the hit in flight, and the hit must not see the
+ * change half done.
  */
-static atomic_t kpo_inside, kpo_removing, kpo_saw_removal, kpo_left;
+static atomic_t kpo_inside, kpo_changing, kpo_saw_change, kpo_left;
 static atomic_t kpo_stop_at_leave, kpo_left_at_stop;
 
 /*
- * Stays until the removal has been under way for 100 ms (two seconds at
- * most), so that the removal has to wait for it.  Nothing but the handler
+ * Stays until the change has been under way for 100 ms (two seconds at
+ * most), so that the change has to wait for it.  Nothing but the handler
  * itself may end the wait: on arm64 it runs with interrupts masked, and the
- * removal waits for its CPU (kick_all_cpus_sync(), stop_machine(), RCU)
+ * change waits for its CPU (kick_all_cpus_sync(), stop_machine(), RCU)
  * while it keeps the other CPUs busy.  Timed by the clocksource, not by
  * jiffies, which stand still meanwhile if this CPU is the one that
- * advances them.
+ * advances them; with its NMI-safe reader, as on a breakpoint hit the
+ * handler runs in NMI context (x86).
  */
 static int kpo_pre_linger(struct kprobe *p, struct pt_regs *regs)
 {
-	u64 now = ktime_get_ns(), deadline = now + 2 * NSEC_PER_SEC, until = 0;
+	u64 now = ktime_get_mono_fast_ns(), deadline = now + 2 * NSEC_PER_SEC;
+	u64 until = 0;
 
 	kpo_pre(p, regs);
 	atomic_set(&kpo_inside, 1);
-	for (; now < deadline; now = ktime_get_ns()) {
-		if (!until && atomic_read(&kpo_removing))
+	for (; now < deadline; now = ktime_get_mono_fast_ns()) {
+		if (!until && atomic_read(&kpo_changing))
 			until = now + 100 * NSEC_PER_MSEC;
 		if (until && now >= until)
 			break;
 		cpu_relax();
 	}
-	atomic_set(&kpo_saw_removal, !!until);
+	atomic_set(&kpo_saw_change, !!until);
 	atomic_set(&kpo_stop_at_leave, atomic_read(&kpo_stop));
 	atomic_set(&kpo_left, 1);
 	return 0;
@@ -1755,16 +1758,24 @@ static int kpo_call_once(void *unused)
 	return 0;
 }
 
-/* Once the caller is inside the handler (or after two seconds), removes. */
-static int kpo_unregister_thread(void *kp)
+/* What kpo_change_thread() does to the point, and what came of it */
+struct kpo_change {
+	int (*change)(struct kprobe *kp);
+	struct kprobe *kp;
+	int ret;
+};
+
+/* Once the caller is inside the handler (or after two seconds), changes. */
+static int kpo_change_thread(void *data)
 {
 	u64 deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+	struct kpo_change *c = data;
 
 	/* Jiffies may stand still meanwhile (kpo_pre_linger()): no jiffy sleeps */
 	while (!atomic_read(&kpo_inside) && ktime_get_ns() < deadline)
 		usleep_range(1000, 2000);
-	atomic_set(&kpo_removing, 1);
-	unregister_kprobe(kp);
+	atomic_set(&kpo_changing, 1);
+	c->ret = c->change(c->kp);
 	atomic_set(&kpo_left_at_stop, atomic_read(&kpo_left));
 	atomic_set(&kpo_stop, 1);
 	while (!kthread_should_stop())
@@ -1772,20 +1783,28 @@ static int kpo_unregister_thread(void *kp)
 	return 0;
 }
 
-static void kpo_unregister_while_inside(struct kunit *test)
+/*
+ * Registers @lingerer (optimized, kpo_pre_linger()) on kpo_target, has a
+ * thread on another CPU call it once, and applies @c while that call
+ * lingers in the detour.  Returns false, the test failed and nothing
+ * left registered, if that could not be set up; else true, with @lingerer
+ * registered unless @c unregistered it.
+ */
+static bool kpo_change_while_inside(struct kunit *test,
+				    struct kprobe *lingerer,
+				    struct kpo_change *c)
 {
-	struct kprobe kp = KPO_KPROBE(kpo_target);
-	struct task_struct *caller, *remover;
+	struct task_struct *caller, *changer;
 	unsigned int here, there;
 	u64 deadline;
 	int ret;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	kp.pre_handler = kpo_pre_linger;
+	lingerer->pre_handler = kpo_pre_linger;
 	atomic_set(&kpo_inside, 0);
-	atomic_set(&kpo_removing, 0);
-	atomic_set(&kpo_saw_removal, 0);
+	atomic_set(&kpo_changing, 0);
+	atomic_set(&kpo_saw_change, 0);
 	atomic_set(&kpo_left, 0);
 	atomic_set(&kpo_stop_at_leave, 0);
 	atomic_set(&kpo_left_at_stop, 0);
@@ -1799,40 +1818,112 @@ static void kpo_unregister_while_inside(struct kunit *test)
 	here = get_cpu();
 	put_cpu();
 	there = cpumask_any_but(cpu_online_mask, here);
-	remover = kthread_create(kpo_unregister_thread, &kp, "kpo_remover");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(remover));
-	kthread_bind(remover, here);
+	changer = kthread_create(kpo_change_thread, c, "kpo_changer");
+	if (IS_ERR(changer)) {
+		KUNIT_FAIL(test, "no changer thread");
+		return false;
+	}
+	kthread_bind(changer, here);
 	caller = kthread_create(kpo_call_once, NULL, "kpo_inside");
 	if (IS_ERR(caller)) {
-		kthread_stop(remover);
+		kthread_stop(changer);
 		KUNIT_FAIL(test, "no caller thread");
-		return;
+		return false;
 	}
 	kthread_bind(caller, there);
-	ret = register_kprobe(&kp);
-	if (ret || !kpo_optimized(&kp)) {
+	ret = register_kprobe(lingerer);
+	if (ret || !kpo_optimized(lingerer)) {
 		kthread_stop(caller);
-		kthread_stop(remover);
+		kthread_stop(changer);
 		if (!ret)
-			unregister_kprobe(&kp);
+			unregister_kprobe(lingerer);
 		KUNIT_FAIL(test, "no optimized probe: %d", ret);
-		return;
+		return false;
 	}
-	wake_up_process(remover);
+	wake_up_process(changer);
 	wake_up_process(caller);
 	deadline = ktime_get_ns() + 3 * NSEC_PER_SEC;
 	while (!atomic_read(&kpo_stop) && ktime_get_ns() < deadline)
 		usleep_range(1000, 2000);
-	/* The handler left because of the removal, which then finished. */
+	/* The handler left because of the change, which then finished. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_inside), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_saw_removal), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_saw_change), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop_at_leave), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_left_at_stop), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_stop), 1);
-	kthread_stop(remover);
+	kthread_stop(changer);
 	kthread_stop(caller);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_bad), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 1);
+	return true;
+}
+
+static int kpo_unregister(struct kprobe *kp)
+{
+	unregister_kprobe(kp);
+	return 0;
+}
+
+/* unregister_kprobe() does not return before the handler has left. */
+static void kpo_unregister_while_inside(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct kpo_change c = { .change = kpo_unregister, .kp = &kp };
+
+	kpo_change_while_inside(test, &kp, &c);
+}
+
+static atomic_t kpo_first_hits, kpo_joiner_pre_hits;
+
+static int kpo_first_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpo_first_hits);
+	return 0;
+}
+
+static int kpo_joiner_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpo_joiner_pre_hits);
+	return 0;
+}
+
+/*
+ * A kprobe with a post_handler joins the point while a hit is in its
+ * detour, walking the point's list (two kprobes: a point with one calls
+ * it directly): the hit, which runs no post_handler, must not run the
+ * joiner's pre_handler either.  The next hit runs both, on the breakpoint
+ * (and lingers its 100 ms again).
+ */
+static void kpo_post_handler_joins_while_inside(struct kunit *test)
+{
+	struct kprobe first = KPO_KPROBE(kpo_target);
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct kprobe joiner = KPO_KPROBE(kpo_target);
+	struct kpo_change c = { .change = register_kprobe, .kp = &joiner };
+
+	first.pre_handler = kpo_first_pre;
+	joiner.pre_handler = kpo_joiner_pre;
+	joiner.post_handler = kpo_post;
+	atomic_set(&kpo_first_hits, 0);
+	atomic_set(&kpo_joiner_pre_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+	if (!kpo_change_while_inside(test, &kp, &c)) {
+		unregister_kprobe(&first);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, c.ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_first_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_joiner_pre_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 0);
+	if (!c.ret) {
+		KUNIT_EXPECT_FALSE(test, kprobe_optimized(&kp));
+		KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo_joiner_pre_hits), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 1);
+		unregister_kprobe(&joiner);
+	}
+	unregister_kprobe(&kp);
+	unregister_kprobe(&first);
 }
 
 static struct kunit_case kpo_cases[] = {
@@ -1866,6 +1957,7 @@ static struct kunit_case kpo_cases[] = {
 #endif
 	KUNIT_CASE(kpo_stress),
 	KUNIT_CASE(kpo_unregister_while_inside),
+	KUNIT_CASE(kpo_post_handler_joins_while_inside),
 	{}
 };
 
