@@ -44,9 +44,12 @@
  *	together in one batch (kprobe_opt_gather_locked(),
  *	kprobe_opt_cancel_batch_locked()).  Tasks still in the detour leave
  *	it by its jump back; the detour is freed with the point, after an
- *	RCU-tasks grace period.  Where a kprobe with a post_handler is what
- *	the point no longer wants, the caller also waits for those tasks
- *	before the kprobe can run (kprobe_opt_prepare_locked()).
+ *	RCU-tasks grace period.
+ *
+ * A point that leaves DIVERTING or OPTIMIZED is marked opt_vacating: tasks
+ * may still be in its detour, where they run the pre_handlers they find
+ * and no post_handler.  Before a kprobe with a post_handler can be found
+ * there, kprobe_opt_prepare_locked() waits for them and clears the mark.
  *
  * Everything here runs under kprobe_mutex, but the grace periods of step
  * 2, which the optimizer waits for with the mutex dropped: its batch is on
@@ -90,6 +93,9 @@ static void kprobe_opt_set_state(struct kprobe_point *kpp,
 	struct kprobe *p;
 
 	lockdep_assert_held(&kprobe_mutex);
+	if (kpp->opt_state >= KPROBE_OPT_DIVERTING &&
+	    state < KPROBE_OPT_DIVERTING)
+		kpp->opt_vacating = true;
 	WRITE_ONCE(kpp->opt_state, state);
 	list_for_each_entry(p, &kpp->probes, list) {
 		if (state == KPROBE_OPT_OPTIMIZED)
@@ -249,20 +255,26 @@ static void kprobe_opt_wait_for_tasks(void)
  *
  * A hit through a detour runs the pre_handlers of the kprobes it finds on
  * the point's list, and no post_handler.  So before @p can be found there,
- * the jump goes and every hit that took it has ended; from then on @p's
- * pre_handler runs only where its post_handler does.  Rare (no in-tree
- * user of kprobes sets a post_handler), and worth a wait.
+ * the jump goes, and every task that took it, now or before an earlier
+ * unoptimization (opt_vacating), has left the detour: from then on @p's
+ * pre_handler runs only where its post_handler does.  kprobe_mutex stays
+ * held across the wait, which may take seconds; only such a kprobe on a
+ * point that had a jump pays it (in-tree, fail_function's dummy
+ * post_handler, on a function entry another probe optimized on arm64).
  *
  * Context: kprobe_mutex held, may sleep.
  */
 void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	if (!p->post_handler || kpp->opt_state == KPROBE_OPT_NONE ||
-	    kpp->opt_state == KPROBE_OPT_QUEUED)
+	if (!p->post_handler)
 		return;
-	kprobe_opt_cancel_locked(kpp);
-	kprobe_opt_wait_for_tasks();
+	if (kpp->opt_state >= KPROBE_OPT_DIVERTING)
+		kprobe_opt_cancel_locked(kpp);
+	if (kpp->opt_vacating) {
+		kprobe_opt_wait_for_tasks();
+		kpp->opt_vacating = false;
+	}
 }
 
 /**

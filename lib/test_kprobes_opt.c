@@ -1926,6 +1926,39 @@ static void kpo_post_handler_joins_while_inside(struct kunit *test)
 	unregister_kprobe(&first);
 }
 
+/*
+ * A task preempted between a jump and its detour's handlers may still be
+ * there after the jump went without a wait (a disable): a kprobe with a
+ * post_handler that joins later waits for it, and only then.
+ */
+static void kpo_post_handler_waits_for_vacating_detour(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct kprobe joiner = KPO_KPROBE(kpo_target);
+	struct kprobe plain = KPO_KPROBE(kpo_target);
+
+	joiner.post_handler = kpo_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
+	if (!kpo_optimized(&kp)) {
+		unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "not optimized");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
+	/* A kprobe without a post_handler does not wait. */
+	KUNIT_EXPECT_EQ(test, register_kprobe(&plain), 0);
+	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&joiner), 0);
+	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
+	KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 1);
+	unregister_kprobe(&joiner);
+	unregister_kprobe(&plain);
+	unregister_kprobe(&kp);
+}
+
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_hit_takes_no_exception),
 	KUNIT_CASE(kpo_handler_faults_fail),
@@ -1958,6 +1991,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_stress),
 	KUNIT_CASE(kpo_unregister_while_inside),
 	KUNIT_CASE(kpo_post_handler_joins_while_inside),
+	KUNIT_CASE(kpo_post_handler_waits_for_vacating_detour),
 	{}
 };
 

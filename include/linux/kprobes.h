@@ -236,6 +236,8 @@ enum kprobe_ftrace_ops {
  * @opt_near: another point was found within KPROBE_OPT_MAX_LEN bytes when
  *	one of the two was hashed; until then no neighbour can block the
  *	point or be blocked by it (kprobe_mutex)
+ * @opt_vacating: the point left DIVERTING or OPTIMIZED since the last wait
+ *	for the tasks in its detour: some may still be inside (kprobe_mutex)
  * @opt_node: entry in the optimizer's queue (kprobe_mutex)
  * @opt: the arch's detour (kprobe_mutex; immutable while not NONE)
  * @gone_where: where @addr was, "symbol+0xoffset" and "  [module]", as
@@ -265,6 +267,7 @@ struct kprobe_point {
 	u8 opt_len;
 	u8 opt_back;
 	bool opt_near;
+	bool opt_vacating;
 	struct list_head opt_node;
 	struct arch_optimized_insn opt;
 #endif
