@@ -724,10 +724,8 @@ static bool kprobe_text_reserved(kprobe_opcode_t *addr)
  */
 static bool kprobe_inside_ftrace_site(kprobe_opcode_t *addr)
 {
-	unsigned long site = ftrace_location((unsigned long)addr);
-
-	return site && site != (unsigned long)addr &&
-	       ftrace_text_reserved(addr, addr);
+	return ftrace_text_reserved(addr, addr) &&
+	       ftrace_location((unsigned long)addr) != (unsigned long)addr;
 }
 
 /**

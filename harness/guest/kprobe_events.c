@@ -118,15 +118,22 @@ int main(void)
 	check(offset > 0, "kprobe_events-offset-created (close_fd+%d)", offset);
 #ifdef __x86_64__
 	/*
-	 * A byte inside close_fd's ftrace call (at +0, or +4 behind ENDBR):
-	 * kprobe_events names the reason when kprobes says -EILSEQ.
+	 * A byte inside close_fd's ftrace call, at +0, or at +4 behind an
+	 * ENDBR (a probe at +4 is then taken: the call site; without ENDBR
+	 * +4 is inside the call): kprobe_events names the reason when
+	 * kprobes says -EILSEQ.
 	 */
 	if (file_exists(TRACEFS "/available_filter_functions")) {
+		const char *inside = "p:kpt/inside close_fd+1";
 		char *log;
 
+		if (write_file(KE, "p:kpt/site close_fd+4", 1) == 0) {
+			inside = "p:kpt/inside close_fd+5";
+			write_file(KE, "-:kpt/site", 1);
+		}
 		write_file(TRACEFS "/error_log", "", 0);
-		check(write_file(KE, "p:kpt/inside close_fd+1", 1) < 0,
-		      "kprobe_events-refuses-inside-ftrace-call");
+		check(write_file(KE, inside, 1) < 0,
+		      "kprobe_events-refuses-inside-ftrace-call (%s)", inside);
 		log = read_file(TRACEFS "/error_log");
 		check(log && strstr(log, "not an instruction boundary"),
 		      "kprobe_events-inside-ftrace-call-says-boundary");
