@@ -968,9 +968,12 @@ struct kretprobe_instance {
  * Return hooks other than kretprobes that may take a return before a
  * kretprobe does: the address it saves is then their trampoline's.
  */
-#if defined(CONFIG_KRETPROBES) && \
-	(defined(CONFIG_RETHOOK) || defined(CONFIG_FUNCTION_GRAPH_TRACER))
+#ifdef CONFIG_KRETPROBES
+#if defined(CONFIG_RETHOOK) || defined(CONFIG_FUNCTION_GRAPH_TRACER)
 #define KRETPROBE_OTHER_RETURN_HOOKS
+#endif
+#endif
+#ifdef KRETPROBE_OTHER_RETURN_HOOKS
 unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri);
 #else
 /**
