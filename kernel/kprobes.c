@@ -704,28 +704,28 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 EXPORT_SYMBOL_GPL(kprobe_on_func_entry);
 
 /*
- * Text that other subsystems patch.  An ftrace call site itself is not: a
- * probe there is served by ftrace.  (A BUG()/WARN() site is a trapping
- * instruction, which the arch refuses when it decodes it.)
+ * Text that other subsystems patch: 0, -EBUSY, or -EILSEQ for a byte
+ * inside an ftrace call site, behind its first, which is no instruction
+ * boundary whatever ftrace made of the call (kprobe_events says so).  The
+ * call site itself is a place for a probe where ftrace serves it.  (A
+ * BUG()/WARN() site is a trapping instruction, which the arch refuses when
+ * it decodes it.)
  */
-static bool kprobe_text_reserved(kprobe_opcode_t *addr)
+static int kprobe_text_reserved(kprobe_opcode_t *addr)
 {
 	unsigned long at = (unsigned long)addr;
 
-	return kprobe_jump_label_reserved(at, at) ||
-	       static_call_text_reserved(addr, addr) ||
-	       (ftrace_text_reserved(addr, addr) && !kprobe_ftrace_site(addr)) ||
-	       arch_kprobe_text_reserved(addr);
-}
-
-/*
- * A byte inside an ftrace call site, behind its first: not an instruction
- * boundary, whatever ftrace made of the call (kprobe_events says so).
- */
-static bool kprobe_inside_ftrace_site(kprobe_opcode_t *addr)
-{
-	return ftrace_text_reserved(addr, addr) &&
-	       ftrace_location((unsigned long)addr) != (unsigned long)addr;
+	if (ftrace_text_reserved(addr, addr)) {
+		if (ftrace_location(at) != at)
+			return -EILSEQ;
+		if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+			return -EBUSY;
+	}
+	if (kprobe_jump_label_reserved(at, at) ||
+	    static_call_text_reserved(addr, addr) ||
+	    arch_kprobe_text_reserved(addr))
+		return -EBUSY;
+	return 0;
 }
 
 /**
@@ -799,10 +799,9 @@ static int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 		return -EINVAL;
 	if (kprobe_init_text_gone && is_kernel_inittext(a))
 		return -EINVAL;
-	if (kprobe_inside_ftrace_site(addr))
-		return -EILSEQ;
-	if (kprobe_text_reserved(addr))
-		return -EBUSY;
+	ret = kprobe_text_reserved(addr);
+	if (ret)
+		return ret;
 
 	preempt_disable();
 	if (!core_kernel_text(a)) {
