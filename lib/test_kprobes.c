@@ -519,12 +519,8 @@ static void kpt_register_refused_symbol(struct kunit *test)
 		.pre_handler = kpt_pre_count,
 		.flags = KPROBE_FLAG_DISABLED,
 	};
-	int ret = register_kprobe(&kp);
 
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	/* Never leave a kprobe of this stack frame registered */
-	if (!ret)
-		unregister_kprobe(&kp);
+	kpt_expect_refused(test, &kp, -EINVAL);
 	/* Refused by the blacklist (an internal: built in only) */
 	if (KPT_BUILTIN)
 		KUNIT_EXPECT_TRUE(test, within_kprobe_blacklist(kallsyms_lookup_name(*sym)));
@@ -1841,13 +1837,9 @@ static void kpt_register_refused_insn(struct kunit *test)
 {
 	const struct kpt_refused_insn *r = test->param_value;
 	struct kprobe kp = { .pre_handler = kpt_pre_count };
-	int ret;
 
 	kpt_insn_lookup(test, r->name, &kp.addr);
-	ret = register_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, ret, r->err);
-	if (!ret)
-		unregister_kprobe(&kp);
+	kpt_expect_refused(test, &kp, r->err);
 }
 
 /*
@@ -2084,7 +2076,6 @@ static void kpt_zeropad_load_refused(struct kunit *test)
 {
 	static const char word[sizeof(long)] __aligned(sizeof(long)) = "kprobes";
 	struct kprobe kp = { .pre_handler = kpt_pre_count };
-	int ret;
 
 	if (!KPT_HAVE_DECODER)
 		kunit_skip(test, KPT_NO_DECODER);
@@ -2100,10 +2091,7 @@ static void kpt_zeropad_load_refused(struct kunit *test)
 	kp = (struct kprobe) { .pre_handler = kpt_pre_count };
 	kp.addr = kpt_find_insn(kpt_target_zeropad, kpt_is_load);
 	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
-	ret = register_kprobe(&kp);
-	if (!ret)
-		unregister_kprobe(&kp);
-	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	kpt_expect_refused(test, &kp, -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpt_target_zeropad(word), *(unsigned long *)word);
 }
 

@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/cpu.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -92,6 +93,17 @@ static inline bool kpt_module_sym(const char *name, unsigned long *addr,
 #endif
 
 /* The description of a case of an array of names: the name */
+/* Registration of @kp fails with @err; should it not, @kp does not stay. */
+static inline void kpt_expect_refused(struct kunit *test, struct kprobe *kp,
+				      int err)
+{
+	int ret = register_kprobe(kp);
+
+	KUNIT_EXPECT_EQ(test, ret, err);
+	if (!ret)
+		unregister_kprobe(kp);
+}
+
 static inline void kpt_name_desc(const char * const *name, char *desc)
 {
 	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);

@@ -166,16 +166,6 @@ static void kpf_entry_probe_fires(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 1);
 }
 
-/* Registration of @kp fails with @err; should it not, @kp does not stay. */
-static void kpf_expect_refused(struct kunit *test, struct kprobe *kp, int err)
-{
-	int ret = register_kprobe(kp);
-
-	KUNIT_EXPECT_EQ(test, ret, err);
-	if (!ret)
-		unregister_kprobe(kp);
-}
-
 /*
  * A byte inside the call site is not an instruction boundary (-EILSEQ,
  * which kprobe_events reports as such); nor, without kprobes on ftrace,
@@ -188,10 +178,10 @@ static void kpf_inside_call_site_refused(struct kunit *test)
 
 	KUNIT_ASSERT_NE(test, site, 0UL);
 	kp.addr = (kprobe_opcode_t *)(site + 1);
-	kpf_expect_refused(test, &kp, -EILSEQ);
+	kpt_expect_refused(test, &kp, -EILSEQ);
 #ifndef CONFIG_KPROBES_ON_FTRACE
 	kp.addr = (kprobe_opcode_t *)site;
-	kpf_expect_refused(test, &kp, -EBUSY);
+	kpt_expect_refused(test, &kp, -EBUSY);
 #endif
 	KUNIT_EXPECT_EQ(test, kpf_target(1), 5);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpf.pre_hits), 0);
@@ -313,11 +303,11 @@ static void kpf_ipmodify_conflict(struct kunit *test)
 	};
 
 	KUNIT_ASSERT_EQ(test, kpf_hold_claim(site), 0);
-	kpf_expect_refused(test, &modifier, -EBUSY);
+	kpt_expect_refused(test, &modifier, -EBUSY);
 	KUNIT_EXPECT_EQ(test, register_kprobe(&tracer), 0);
 	/* Joining it would need the claim too. */
 	modifier.addr = NULL;
-	kpf_expect_refused(test, &modifier, -EBUSY);
+	kpt_expect_refused(test, &modifier, -EBUSY);
 	KUNIT_EXPECT_EQ(test, kpf_target_ipmodify(1), 7);
 	unregister_kprobe(&tracer);
 	kpf_release_claim(site);

@@ -196,7 +196,8 @@ int main(void)
 	      "kprobe_events-r-retval-value (close_fd returned -EBADF)");
 	check(count_lines(trace, " close_fd_ret10: (", "<- close_fd) ret=-9", NULL) == TRIGGERS,
 	      "kprobe_events-r10-retval-value");
-	check(count_lines(trace, " vfs_write: (vfs_write+", "count=4242 countreg=4242 buf=\"kpt-magic\"", NULL) == 1,
+	check(count_lines(trace, " vfs_write: (vfs_write+",
+			  "count=4242 countreg=4242 buf=\"kpt-magic\"", NULL) == 1,
 	      "kprobe_events-p-count-and-ustring (write of 4242 bytes of \"kpt-magic\")");
 	snprintf(want, sizeof(want), " close_fd_off: (close_fd+0x%x/", offset);
 	check(offset > 0 && count_lines(trace, want, NULL) >= TRIGGERS,
