@@ -294,8 +294,9 @@ static nokprobe_inline void kretprobe_list_push(struct llist_node *node,
 	} while (!try_cmpxchg(&head->first, &first, node));
 }
 
+/* *@last: it was the last one; an empty list returns NULL, unset */
 static nokprobe_inline struct llist_node *
-kretprobe_list_pop(struct llist_head *head)
+kretprobe_list_pop(struct llist_head *head, bool *last)
 {
 	struct llist_node *node = READ_ONCE(head->first), *next;
 
@@ -304,6 +305,7 @@ kretprobe_list_pop(struct llist_head *head)
 			return NULL;
 		next = READ_ONCE(node->next);
 	} while (!try_cmpxchg(&head->first, &node, next));
+	*last = !next;
 	return node;
 }
 
@@ -348,11 +350,15 @@ kretprobe_pool_get(struct kretprobe_pool *pool)
 {
 	struct llist_head *mine = this_cpu_ptr(pool->free);
 	struct llist_node *node;
+	bool last;
 
-	node = kretprobe_list_pop(mine);
+	node = kretprobe_list_pop(mine, &last);
 	if (likely(node)) {
-		/* The last one here: more, before this CPU has to steal */
-		if (unlikely(!READ_ONCE(mine->first)))
+		/*
+		 * The last one here: more, before this CPU has to steal.
+		 * Nothing adds to @mine meanwhile (see "Instance pool").
+		 */
+		if (unlikely(last))
 			kretprobe_pool_want_more(pool);
 	} else {
 		node = kretprobe_pool_steal(pool, mine);
@@ -436,10 +442,23 @@ static void kretprobe_count_missed(struct kretprobe *rp)
 
 NOKPROBE_SYMBOL(kretprobe_count_missed);
 
-/* The entry probe's pre_handler. */
-static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
+/*
+ * Record the call in @ri and send its return to the trampoline.  Listed
+ * before the slot shows the trampoline: an unwinder (an NMI here) that
+ * meets the trampoline finds the instance.
+ */
+static nokprobe_inline void kretprobe_divert(struct kretprobe_instance *ri,
+					     unsigned long *ret_slot)
 {
-	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	__llist_add(&ri->llist, &current->kretprobe_instances);
+	barrier();
+	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
+}
+
+/* kretprobe_entry_handler() for every case */
+static noinline int kretprobe_entry_slow(struct kretprobe *rp,
+					 struct pt_regs *regs)
+{
 	unsigned long *ret_slot = arch_kretprobe_ret_slot(regs);
 	struct kretprobe_instance *ri;
 
@@ -463,18 +482,52 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 		kretprobe_pool_put(ri);	/* a hit runs with preemption off */
 		return 0;
 	}
-	/*
-	 * Listed before the slot shows the trampoline: an unwinder (an NMI
-	 * here) that meets the trampoline finds the instance.
-	 */
-	__llist_add(&ri->llist, &current->kretprobe_instances);
-	barrier();
-	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
+	kretprobe_divert(ri, ret_slot);
 	return 0;
 
 missed:
 	kretprobe_pool_put(ri);
 	kretprobe_count_missed(rp);
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kretprobe_entry_slow);
+
+/*
+ * The entry probe's pre_handler.  Its common case inline: no
+ * entry_handler, a return address of the caller's (no other kretprobe
+ * diverted the call first) and a free instance on this CPU's list.  It
+ * calls nothing but kretprobe_entry_slow(), which starts over, and the
+ * ask for more instances at its end, so it needs no register of its own
+ * kept across a call.
+ */
+static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
+	unsigned long *ret_slot = arch_kretprobe_ret_slot(regs);
+	unsigned long ret_addr = *ret_slot;
+	/* Read before the pop, whose cmpxchg makes the compiler load again */
+	void *fp = arch_kretprobe_frame(regs);
+	struct kretprobe_pool *pool = rp->pool;
+	struct kretprobe_instance *ri;
+	struct llist_node *node;
+	bool last;
+
+	if (unlikely(rp->entry_handler || is_kretprobe_trampoline(ret_addr)))
+		return kretprobe_entry_slow(rp, regs);
+	/* See "Instance pool" */
+	lockdep_assert_irqs_disabled();
+	node = kretprobe_list_pop(this_cpu_ptr(pool->free), &last);
+	if (unlikely(!node))
+		return kretprobe_entry_slow(rp, regs);
+	ri = container_of(node, struct kretprobe_instance, llist);
+	ri->fp = fp;
+	ri->ret_addr = (kprobe_opcode_t *)ret_addr;
+	ri->diverted = false;
+	kretprobe_divert(ri, ret_slot);
+	/* As in kretprobe_pool_get() */
+	if (unlikely(last))
+		kretprobe_pool_want_more(pool);
 	return 0;
 }
 
