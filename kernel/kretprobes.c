@@ -57,7 +57,7 @@
  *
  *   1. kretprobe_pool_detach() sets refs to one per instance plus one for
  *      the unregistration itself, and only then, with release semantics,
- *      clears pool->rp.  kretprobe_pool_put() reads pool->rp with acquire
+ *      clears pool->rp.  kretprobe_pool_owner() reads pool->rp with acquire
  *      semantics (pairs with that release): a put that sees NULL also
  *      sees the count it decrements.
  *   2. After the grace period every put that saw the kretprobe has listed
@@ -369,23 +369,43 @@ kretprobe_pool_get(struct kretprobe_pool *pool)
 }
 
 /*
- * Give an instance back, or account for it if its kretprobe is gone.
- * Context: an RCU read-side critical section (preemption disabled will
- * do): kretprobe_pool_collect() waits for the puts that saw the kretprobe.
+ * The kretprobe of @ri's pool, NULL once it is being unregistered: a
+ * reader that sees NULL also sees the count of references it may have to
+ * drop.
  */
-static nokprobe_inline void kretprobe_pool_put(struct kretprobe_instance *ri)
+static nokprobe_inline struct kretprobe *
+kretprobe_pool_owner(struct kretprobe_instance *ri)
+{
+	/* Pairs with the release in kretprobe_pool_detach(). */
+	return smp_load_acquire(&ri->pool->rp);
+}
+
+/*
+ * Give an instance back to the free lists, if @rp, what
+ * kretprobe_pool_owner() said, is set; else account for it.
+ * Context: the RCU read-side critical section (preemption disabled will
+ * do) that read @rp: kretprobe_pool_collect() waits for the puts that saw
+ * the kretprobe.
+ */
+static nokprobe_inline void __kretprobe_pool_put(struct kretprobe_instance *ri,
+						 struct kretprobe *rp)
 {
 	struct kretprobe_pool *pool = ri->pool;
 
 	/* Free again, for kretprobe_pool_in_use() */
 	ri->fp = NULL;
-	/* Pairs with the release in kretprobe_pool_detach(). */
-	if (likely(smp_load_acquire(&pool->rp))) {
+	if (likely(rp)) {
 		kretprobe_list_push(&ri->llist, this_cpu_ptr(pool->free));
 		return;
 	}
 	if (atomic_dec_and_test(&pool->refs))
 		irq_work_queue(&pool->release_irq_work);
+}
+
+/* Give an instance back; context as __kretprobe_pool_put() */
+static nokprobe_inline void kretprobe_pool_put(struct kretprobe_instance *ri)
+{
+	__kretprobe_pool_put(ri, kretprobe_pool_owner(ri));
 }
 
 /*
@@ -398,7 +418,7 @@ static void kretprobe_pool_detach(struct kretprobe_pool *pool)
 	pool->detached = true;
 	/* Step 1: every instance counted once, plus the collector's own. */
 	atomic_set(&pool->refs, pool->nr_instances + 1);
-	/* Pairs with the acquire in kretprobe_pool_put(). */
+	/* Pairs with the acquire in kretprobe_pool_owner(). */
 	smp_store_release(&pool->rp, NULL);
 	mutex_unlock(&pool->grow_lock);
 }
@@ -743,7 +763,7 @@ static nokprobe_inline void kretprobe_set_handler_ip(struct pt_regs *regs,
  *
  * Context: as kretprobe_trampoline_handler(), inside __kprobe_busy_begin().
  */
-static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
+static void kretprobe_return_slow(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first, *node, *last = NULL, *next;
 	struct kretprobe_instance *ri;
@@ -768,7 +788,9 @@ static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
 		kprobe_rcu_exit(rcu, flags);
 		__kprobe_busy_end();
-		return (unsigned long)kretprobe_lost_return;
+		arch_kretprobe_set_return(regs, fp,
+					  (unsigned long)kretprobe_lost_return);
+		return;
 	}
 
 	ret_addr = (unsigned long)container_of(last, struct kretprobe_instance,
@@ -800,7 +822,6 @@ static unsigned long kretprobe_return_slow(struct pt_regs *regs, void *fp)
 	}
 	kprobe_rcu_exit(rcu, flags);
 	__kprobe_busy_end();
-	return ret_addr;
 }
 
 NOKPROBE_SYMBOL(kretprobe_return_slow);
@@ -811,12 +832,15 @@ NOKPROBE_SYMBOL(kretprobe_return_slow);
  * @fp: where the return address (now the trampoline's) was on the stack
  *
  * Runs the handlers of every instance this return goes through (see
- * kretprobe_return_slow()), then recycles them.
+ * kretprobe_return_slow()), then recycles them.  The address the function
+ * really returns to goes to arch_kretprobe_set_return() first, whatever
+ * the way out (kretprobe_lost_return() if no instance is found): the
+ * trampoline returns to what it wrote.  Nothing else is kept across the
+ * handler's call, which saves the common return two registers.
  *
  * Context: the arch's return trampoline, preemptible or not.
- * Return: the address the function really returns to.
  */
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
+void kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 {
 	struct llist_node *first;
 	struct kretprobe_instance *ri;
@@ -830,24 +854,43 @@ unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 	 * frame's, and its slot held the real return address.
 	 */
 	first = current->kretprobe_instances.first;
-	if (unlikely(!first || !kprobe_rcu_watching()))
-		return kretprobe_return_slow(regs, fp);
+	if (unlikely(!first || !kprobe_rcu_watching())) {
+		kretprobe_return_slow(regs, fp);
+		return;
+	}
 	ri = llist_entry(first, struct kretprobe_instance, llist);
-	if (unlikely(ri->fp != fp || ri->diverted))
-		return kretprobe_return_slow(regs, fp);
+	if (unlikely(ri->fp != fp || ri->diverted)) {
+		kretprobe_return_slow(regs, fp);
+		return;
+	}
 
 	ret_addr = (unsigned long)ri->ret_addr;
 	kretprobe_set_handler_ip(regs, ret_addr, fp);
 	arch_kretprobe_set_return(regs, fp, ret_addr);
-	rp = get_kretprobe(ri);
-	if (rp && rp->handler) {
+	/*
+	 * Unlinked before the handler runs: an unwinder in there finds the
+	 * real return address in the slot, so only the instances of older
+	 * frames are still needed, and they stay listed.
+	 */
+	current->kretprobe_instances.first = first->next;
+	/*
+	 * One read of the kretprobe serves the handler and the give-back,
+	 * in the one RCU section: if it is gone, there is no handler to
+	 * call, and past that branch nothing is kept across the call but
+	 * @ri.
+	 */
+	rp = kretprobe_pool_owner(ri);
+	if (unlikely(!rp)) {
+		__kretprobe_pool_put(ri, NULL);
+		__kprobe_busy_end();
+		return;
+	}
+	if (rp->handler) {
 		__this_cpu_write(current_kprobe, &rp->kp);
 		rp->handler(ri, regs);
 	}
-	current->kretprobe_instances.first = first->next;
-	kretprobe_pool_put(ri);
+	__kretprobe_pool_put(ri, rp);
 	__kprobe_busy_end();
-	return ret_addr;
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_handler);

@@ -1017,7 +1017,7 @@ static nokprobe_inline struct kretprobe *get_kretprobe(struct kretprobe_instance
 
 /* Between the core and the arch's return trampoline */
 void kretprobe_trampoline(void);
-unsigned long kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
+void kretprobe_trampoline_handler(struct pt_regs *regs, void *fp);
 void kretprobe_lost_return(void);
 
 /*

@@ -42,13 +42,12 @@ NOKPROBE_SYMBOL(kretprobe_trampoline);
  */
 asmlinkage unsigned long kretprobe_trampoline_callback(struct pt_regs *regs)
 {
-	unsigned long ret;
-
 	kprobe_sw_pan_enter(regs);
-	ret = kretprobe_trampoline_handler(regs, (void *)regs->regs[29]);
+	kretprobe_trampoline_handler(regs, (void *)regs->regs[29]);
 	kprobe_sw_pan_exit(regs);
-	regs->regs[30] = ret;
-	return ret;
+	/* Where arch_kretprobe_set_return() put it */
+	regs->regs[30] = regs->stackframe[1];
+	return regs->regs[30];
 }
 
 NOKPROBE_SYMBOL(kretprobe_trampoline_callback);

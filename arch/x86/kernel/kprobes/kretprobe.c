@@ -14,8 +14,8 @@
  *      kretprobe_trampoline_handler(), which fills in regs->ip, writes
  *      the real return address over the one pushed in step 1 (before it
  *      recycles the instance: an unwinder in between finds one or the
- *      other), runs the handlers and returns that address, which the
- *      trampoline writes there again (the lost-return case);
+ *      other; kretprobe_lost_return() if it found none) and runs the
+ *      handlers;
  *   4. restores the registers (and the flags, which a handler may change)
  *      and returns to the real return address.
  *
@@ -82,7 +82,6 @@ asm(".pushsection .text\n"
 	"	movq %rsp, %rdi\n"
 	"	leaq 21*8(%rsp), %rsi\n"
 	"	call kretprobe_trampoline_handler\n"
-	"	movq %rax, 21*8(%rsp)\n"
 	/* 4. */
 	"	popq %r15\n"
 	"	popq %r14\n"
