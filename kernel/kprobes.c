@@ -204,19 +204,29 @@ struct kprobe_point *kprobe_point_lookup(kprobe_opcode_t *addr)
 NOKPROBE_SYMBOL(kprobe_point_lookup);
 
 /**
- * __kprobe_run_pre_handlers() - kprobe_run_pre_handlers() for any point
- * @kpp: the point that was hit
- * @regs: the probed context
+ * struct kprobe_dispatch - the kprobes a hit on a point runs, if not one
+ * @rcu: its release, once no hit can be reading it
+ * @probes: the enabled kprobes of the point, in registration order, then
+ *	NULL; at least one, and each has a pre_handler
  *
- * Walks the point's kprobes, running every enabled one.  current_kprobe
- * is set to each before its pre_handler runs, and left on the last one:
- * nothing else the walk runs can be probed.
- *
- * Context: hit path, preemption disabled.
- * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
- * kprobes are then skipped), else 0.
+ * Built by kprobe_point_update_dispatch_locked() for a point that has no
+ * solo kprobe but enabled ones, all with a pre_handler, and never changed
+ * after: a hit reads one pointer and walks an array, where a walk of the
+ * point's list would load every link and skip the disabled kprobes one by
+ * one.
  */
-int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
+struct kprobe_dispatch {
+	struct rcu_head rcu;
+	struct kprobe *probes[];
+};
+
+/*
+ * The point's list, for a hit that finds no &struct kprobe_dispatch: no
+ * kprobe enabled, one without a pre_handler, or no memory for the array
+ * when the kprobes changed.
+ */
+static noinline int kprobe_walk_pre_handlers(struct kprobe_point *kpp,
+					     struct pt_regs *regs)
 {
 	struct kprobe *p;
 
@@ -230,6 +240,49 @@ int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 		if (p->pre_handler(p, regs))
 			return KPROBE_PRE_REDIRECTED;
 	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(kprobe_walk_pre_handlers);
+
+/**
+ * __kprobe_run_pre_handlers() - kprobe_run_pre_handlers() for any point
+ * @kpp: the point that was hit
+ * @regs: the probed context
+ *
+ * Runs every enabled kprobe of @kpp, from its &struct kprobe_dispatch.
+ * current_kprobe is set to each before its pre_handler runs, and left on
+ * the last one: nothing else the walk runs can be probed.
+ *
+ * Out of line: the registers it keeps across the pre_handlers' calls
+ * would cost the solo kprobe's hit, inline in the same caller.
+ *
+ * Context: hit path, preemption disabled.
+ * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
+ * kprobes are then skipped), else 0.
+ */
+int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
+{
+	/*
+	 * Pairs with the rcu_assign_pointer() in
+	 * kprobe_point_update_dispatch_locked().  No lockdep-checked
+	 * accessor on the hit path: the lockdep helpers can be probed.
+	 */
+	struct kprobe_dispatch *many = rcu_dereference_raw(kpp->many);
+	struct kprobe * const *pp;
+	struct kprobe *p;
+
+	if (unlikely(!many))
+		return kprobe_walk_pre_handlers(kpp, regs);
+	pp = many->probes;
+	p = *pp;
+	do {
+		kprobe_count(p->hits);
+		__this_cpu_write(current_kprobe, p);
+		if (p->pre_handler(p, regs))
+			return KPROBE_PRE_REDIRECTED;
+		p = *++pp;
+	} while (p);
 	return 0;
 }
 
@@ -501,17 +554,23 @@ static int kprobe_point_arm_locked(struct kprobe_point *kpp)
 }
 
 /*
- * What the hit path knows of the point without walking its kprobes (see
- * kprobe_run_pre_handlers()): its solo kprobe, and whether an enabled one
- * has a post_handler.  A hit that races with the change sees the old
- * values, as it would see the old list: it may run a new kprobe's
- * pre_handler and not yet its post_handler, or replay with a trap for a
- * post_handler that is gone; kprobe_replay_done() asks each kprobe again.
+ * What the hit path knows of the point without walking its list (see
+ * kprobe_run_pre_handlers()): its solo kprobe, else the array of its
+ * enabled kprobes, and whether an enabled one has a post_handler.  A hit
+ * that races with the change sees the old values, as it would see the old
+ * list: it may run a new kprobe's pre_handler and not yet its
+ * post_handler, or replay with a trap for a post_handler that is gone;
+ * kprobe_replay_done() asks each kprobe again.  Either way round, a hit
+ * that reads a stale &kprobe_point.many runs a set of kprobes the point
+ * had (a kprobe stays valid until unregistration's grace period, an array
+ * until the one of its kfree_rcu()), and one that finds no array walks the
+ * list.
  */
 static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 {
+	struct kprobe_dispatch *many = NULL, *old;
 	struct kprobe *p, *solo = NULL;
-	bool post = false;
+	bool post = false, pre = true;
 	int enabled = 0;
 
 	lockdep_assert_held(&kprobe_mutex);
@@ -521,10 +580,27 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 		enabled++;
 		solo = p;
 		post |= !!p->post_handler;
+		pre &= !!p->pre_handler;
 	}
 	WRITE_ONCE(kpp->post, post);
-	if (enabled != 1 || kpp->gone || !solo->pre_handler)
+	if (enabled != 1 || kpp->gone || !pre)
 		solo = NULL;
+	/* Without memory for it, hits walk the list. */
+	if (!solo && enabled && pre && !kpp->gone)
+		many = kmalloc(struct_size(many, probes, enabled + 1),
+			       GFP_KERNEL);
+	if (many) {
+		enabled = 0;
+		list_for_each_entry(p, &kpp->probes, list) {
+			if (!kprobe_disabled(p))
+				many->probes[enabled++] = p;
+		}
+		many->probes[enabled] = NULL;
+	}
+	old = rcu_replace_pointer(kpp->many, many,
+				  lockdep_is_held(&kprobe_mutex));
+	if (old)
+		kfree_rcu(old, rcu);
 	/* The kprobe is complete before a hit can find it here. */
 	smp_store_release(&kpp->solo, solo);
 }
@@ -981,6 +1057,8 @@ static struct kprobe_point *kprobe_point_create(kprobe_opcode_t *addr)
 /* What a retired point holds, released once nobody can be using it */
 static void kprobe_point_free(struct kprobe_point *kpp)
 {
+	/* NULL by now (no kprobe left, or gone): whatever the way here */
+	kfree(rcu_dereference_protected(kpp->many, true));
 	kprobe_opt_release_point(kpp);
 	if (!kpp->ftrace)
 		arch_remove_kprobe_point(kpp);

@@ -56,6 +56,8 @@ static struct {
 	bool post_preemptible;
 	int order_errors;
 	long fault_ret;
+	char ran[8];
+	int nr_ran;
 } kpt_state;
 
 static noinline __noipa int kpt_target_add(int a, int b)
@@ -993,6 +995,63 @@ static void kpt_aggregate_all_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_b, 3);
 	KUNIT_EXPECT_EQ(test, kpt_state.pre_hits_c, 3);
+}
+
+static struct kprobe kpt_order_kp[4];
+
+/* Which kprobe of kpt_order_kp ran, in order: 'a' for the first */
+static int kpt_pre_record(struct kprobe *p, struct pt_regs *regs)
+{
+	if (kpt_state.nr_ran < (int)sizeof(kpt_state.ran) - 1)
+		kpt_state.ran[kpt_state.nr_ran++] = 'a' + (p - kpt_order_kp);
+	return 0;
+}
+
+static const char *kpt_run_recorded(int (*fn)(int, int))
+{
+	memset(kpt_state.ran, 0, sizeof(kpt_state.ran));
+	kpt_state.nr_ran = 0;
+	fn(1, 2);
+	return kpt_state.ran;
+}
+
+/*
+ * A point with several kprobes runs the enabled ones in registration
+ * order, from an array rebuilt on every change, or from its list where a
+ * kprobe without a pre_handler is among them.
+ */
+static void kpt_aggregate_order(struct kunit *test)
+{
+	struct kprobe *kp = kpt_order_kp;
+	int i;
+
+	memset(kpt_order_kp, 0, sizeof(kpt_order_kp));
+	for (i = 0; i < 4; i++) {
+		kp[i].addr = (kprobe_opcode_t *)kpt_target_sub;
+		kp[i].pre_handler = kpt_pre_record;
+	}
+	for (i = 0; i < 3; i++)
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp[i]), 0);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "abc");
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp[1]), 0);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "ac");
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&kp[1]), 0);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "abc");
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&kp[1]), 2UL);
+
+	/* No pre_handler: counted, and the others still run */
+	kp[3].pre_handler = NULL;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp[3]), 0);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "abc");
+	KUNIT_EXPECT_EQ(test, kpt_sum_hits(&kp[3]), 1UL);
+	unregister_kprobe(&kp[3]);
+	unregister_kprobe(&kp[0]);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "bc");
+	unregister_kprobe(&kp[2]);
+	/* Alone again */
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "b");
+	unregister_kprobe(&kp[1]);
+	KUNIT_EXPECT_STREQ(test, kpt_run_recorded(kpt_target_sub), "");
 }
 
 static void kpt_disable_enable(struct kunit *test)
@@ -2373,6 +2432,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_batch_register_unregister),
 	KUNIT_CASE(kpt_batch_register_rolls_back),
 	KUNIT_CASE(kpt_aggregate_all_run),
+	KUNIT_CASE(kpt_aggregate_order),
 	KUNIT_CASE(kpt_disable_enable),
 	KUNIT_CASE(kpt_register_disabled),
 	KUNIT_CASE(kpt_disable_one_of_aggregate),

@@ -40,6 +40,7 @@
  * returns, which is always NULL without it.
  */
 struct kprobe;
+struct kprobe_dispatch;
 struct kprobe_point;
 struct kretprobe;
 struct kretprobe_instance;
@@ -223,6 +224,10 @@ enum kprobe_ftrace_ops {
  *	one kprobe of the point is enabled and it has a pre_handler, else
  *	NULL (kprobe_mutex; read locklessly by the hit path, published with
  *	release semantics)
+ * @many: when there is no @solo, the point's enabled kprobes for a hit to
+ *	run (kprobe_mutex; RCU for the hit path; NULL if none is enabled, one
+ *	has no pre_handler, or there was no memory for it: a hit then walks
+ *	@probes)
  * @post: an enabled kprobe of the point has a post_handler (kprobe_mutex;
  *	read locklessly by the hit path)
  * @counts: its hits, by kind, per CPU (each CPU increments its own)
@@ -259,6 +264,7 @@ struct kprobe_point {
 	bool retired;
 	bool post;
 	struct kprobe *solo;
+	struct kprobe_dispatch __rcu *many;
 	struct kprobe_hit_counts __percpu *counts;
 	struct arch_specific_insn ainsn;
 #ifdef CONFIG_OPTPROBES
