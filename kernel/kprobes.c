@@ -275,14 +275,13 @@ int __kprobe_run_pre_handlers(struct kprobe_point *kpp, struct pt_regs *regs)
 	if (unlikely(!many))
 		return kprobe_walk_pre_handlers(kpp, regs);
 	pp = many->probes;
-	p = *pp;
 	do {
+		p = *pp;
 		kprobe_count(p->hits);
 		__this_cpu_write(current_kprobe, p);
 		if (p->pre_handler(p, regs))
 			return KPROBE_PRE_REDIRECTED;
-		p = *++pp;
-	} while (p);
+	} while (*++pp);
 	return 0;
 }
 
@@ -553,6 +552,41 @@ static int kprobe_point_arm_locked(struct kprobe_point *kpp)
 	return ret;
 }
 
+/* Does @many list exactly the enabled kprobes of @kpp, in order? */
+static bool kprobe_dispatch_is_current(struct kprobe_dispatch *many,
+				       struct kprobe_point *kpp)
+{
+	struct kprobe * const *pp = many->probes;
+	struct kprobe *p;
+
+	list_for_each_entry(p, &kpp->probes, list) {
+		/* A NULL *pp differs from any kprobe: no read past it */
+		if (!kprobe_disabled(p) && *pp++ != p)
+			return false;
+	}
+	return !*pp;
+}
+
+/* The array of @kpp's @enabled kprobes; NULL without memory: hits walk */
+static struct kprobe_dispatch *kprobe_dispatch_build(struct kprobe_point *kpp,
+						     int enabled)
+{
+	struct kprobe_dispatch *many;
+	struct kprobe *p;
+	int i = 0;
+
+	many = kmalloc(struct_size(many, probes, enabled + 1),
+		       GFP_KERNEL | __GFP_NOWARN);
+	if (!many)
+		return NULL;
+	list_for_each_entry(p, &kpp->probes, list) {
+		if (!kprobe_disabled(p))
+			many->probes[i++] = p;
+	}
+	many->probes[i] = NULL;
+	return many;
+}
+
 /*
  * What the hit path knows of the point without walking its list (see
  * kprobe_run_pre_handlers()): its solo kprobe, else the array of its
@@ -585,22 +619,20 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 	WRITE_ONCE(kpp->post, post);
 	if (enabled != 1 || kpp->gone || !pre)
 		solo = NULL;
-	/* Without memory for it, hits walk the list. */
-	if (!solo && enabled && pre && !kpp->gone)
-		many = kmalloc(struct_size(many, probes, enabled + 1),
-			       GFP_KERNEL);
-	if (many) {
-		enabled = 0;
-		list_for_each_entry(p, &kpp->probes, list) {
-			if (!kprobe_disabled(p))
-				many->probes[enabled++] = p;
-		}
-		many->probes[enabled] = NULL;
+	old = rcu_dereference_protected(kpp->many,
+					lockdep_is_held(&kprobe_mutex));
+	if (!solo && enabled && pre && !kpp->gone) {
+		/* Most updates change nothing here (arming, jumps). */
+		if (old && kprobe_dispatch_is_current(old, kpp))
+			many = old;
+		else
+			many = kprobe_dispatch_build(kpp, enabled);
 	}
-	old = rcu_replace_pointer(kpp->many, many,
-				  lockdep_is_held(&kprobe_mutex));
-	if (old)
-		kfree_rcu(old, rcu);
+	if (many != old) {
+		rcu_assign_pointer(kpp->many, many);
+		if (old)
+			kfree_rcu(old, rcu);
+	}
 	/* The kprobe is complete before a hit can find it here. */
 	smp_store_release(&kpp->solo, solo);
 }
