@@ -868,10 +868,13 @@ void kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 	kretprobe_set_handler_ip(regs, ret_addr, fp);
 	arch_kretprobe_set_return(regs, fp, ret_addr);
 	/*
-	 * Unlinked before the handler runs: an unwinder in there finds the
-	 * real return address in the slot, so only the instances of older
-	 * frames are still needed, and they stay listed.
+	 * Unlinked before the handler runs, once the slot holds the real
+	 * return address (an unwinder, an NMI here, finds one or the
+	 * other): only the instances of older frames are still needed, and
+	 * they stay listed.  So a handler finds its own instance by @ri
+	 * (get_kretprobe_retaddr()), not in the task's list.
 	 */
+	barrier();
 	current->kretprobe_instances.first = first->next;
 	/*
 	 * One read of the kretprobe serves the handler and the give-back,
