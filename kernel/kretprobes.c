@@ -475,10 +475,14 @@ static nokprobe_inline void kretprobe_divert(struct kretprobe_instance *ri,
 	*ret_slot = (unsigned long)kretprobe_trampoline_addr();
 }
 
-/* kretprobe_entry_handler() for every case */
-static noinline int kretprobe_entry_slow(struct kretprobe *rp,
+/*
+ * kretprobe_entry_handler() for every case; the pre_handler itself of a
+ * kretprobe with an entry_handler.
+ */
+static noinline int kretprobe_entry_slow(struct kprobe *p,
 					 struct pt_regs *regs)
 {
+	struct kretprobe *rp = container_of(p, struct kretprobe, kp);
 	unsigned long *ret_slot = arch_kretprobe_ret_slot(regs);
 	struct kretprobe_instance *ri;
 
@@ -514,12 +518,13 @@ missed:
 NOKPROBE_SYMBOL(kretprobe_entry_slow);
 
 /*
- * The entry probe's pre_handler.  Its common case inline: no
- * entry_handler, a return address of the caller's (no other kretprobe
- * diverted the call first) and a free instance on this CPU's list.  It
- * calls nothing but kretprobe_entry_slow(), which starts over, and the
- * ask for more instances at its end, so it needs no register of its own
- * kept across a call.
+ * The entry probe's pre_handler, for a kretprobe without an
+ * entry_handler.  Its common case inline: a return address of the
+ * caller's (no other kretprobe diverted the call first) and a free
+ * instance on this CPU's list.  It calls nothing but
+ * kretprobe_entry_slow(), which starts over, and the ask for more
+ * instances at its end, so it needs no register of its own kept across a
+ * call.
  */
 static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 {
@@ -533,13 +538,13 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 	struct llist_node *node;
 	bool last;
 
-	if (unlikely(rp->entry_handler || is_kretprobe_trampoline(ret_addr)))
-		return kretprobe_entry_slow(rp, regs);
+	if (unlikely(is_kretprobe_trampoline(ret_addr)))
+		return kretprobe_entry_slow(p, regs);
 	/* See "Instance pool" */
 	lockdep_assert_irqs_disabled();
 	node = kretprobe_list_pop(this_cpu_ptr(pool->free), &last);
 	if (unlikely(!node))
-		return kretprobe_entry_slow(rp, regs);
+		return kretprobe_entry_slow(p, regs);
 	ri = container_of(node, struct kretprobe_instance, llist);
 	ri->fp = fp;
 	ri->ret_addr = (kprobe_opcode_t *)ret_addr;
@@ -574,7 +579,8 @@ void kretprobe_backout_locked(struct kprobe *p)
 /* Is @p the entry probe of a kretprobe?  For the debugfs list. */
 bool kprobe_is_kretprobe(struct kprobe *p)
 {
-	return p->pre_handler == kretprobe_entry_handler;
+	return p->pre_handler == kretprobe_entry_handler ||
+	       p->pre_handler == kretprobe_entry_slow;
 }
 
 /* The calls a kretprobe missed for want of an instance, for debugfs */
@@ -997,7 +1003,9 @@ int register_kretprobe(struct kretprobe *rp)
 	}
 	rp->pool = pool;
 	rp->nmissed = 0;
-	rp->kp.pre_handler = kretprobe_entry_handler;
+	/* The entry_handler is read here: the common hit need not ask. */
+	rp->kp.pre_handler = rp->entry_handler ? kretprobe_entry_slow :
+						 kretprobe_entry_handler;
 	rp->kp.post_handler = NULL;
 	ret = register_kprobe_locked(&rp->kp, addr, true);
 	if (ret)

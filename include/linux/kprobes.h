@@ -925,7 +925,7 @@ struct kretprobe_pool {
  * @kp: the entry probe; set its addr or symbol_name (a function entry)
  * @handler: runs when the function returns
  * @entry_handler: runs on entry; a non-zero return skips @handler for
- *	this call
+ *	this call (read at registration: set it before)
  * @maxactive: how many calls can be tracked at once, to begin with; <= 0
  *	asks for the default, max(10, 2 * possible CPUs), which registration
  *	writes back
