@@ -441,6 +441,29 @@ static void kretprobe_pool_collect(struct kretprobe_pool *pool)
 		kretprobe_pool_release(pool);
 }
 
+/*
+ * &kretprobe_instance.fp of an instance whose call was diverted already
+ * (see there), marked in bit 0: a frame address is a stack address, at
+ * least 8-byte aligned, so the mark takes no room, and the common return
+ * compares one word for both "this frame's" and "not diverted".
+ */
+#define KRETPROBE_FP_DIVERTED	1UL
+
+static nokprobe_inline void *kretprobe_fp_diverted(void *fp)
+{
+	return (void *)((unsigned long)fp | KRETPROBE_FP_DIVERTED);
+}
+
+static nokprobe_inline void *kretprobe_ri_fp(struct kretprobe_instance *ri)
+{
+	return (void *)((unsigned long)ri->fp & ~KRETPROBE_FP_DIVERTED);
+}
+
+static nokprobe_inline bool kretprobe_ri_diverted(struct kretprobe_instance *ri)
+{
+	return (unsigned long)ri->fp & KRETPROBE_FP_DIVERTED;
+}
+
 /* Another kretprobe on this function diverted the call first. */
 static noinline kprobe_opcode_t *kretprobe_diverted_ret_addr(void *fp)
 {
@@ -495,12 +518,12 @@ static noinline int kretprobe_entry_slow(struct kprobe *p,
 	}
 	ri->fp = arch_kretprobe_frame(regs);
 	ri->ret_addr = (kprobe_opcode_t *)*ret_slot;
-	ri->diverted = is_kretprobe_trampoline(*ret_slot);
-	if (unlikely(ri->diverted)) {
+	if (unlikely(is_kretprobe_trampoline(*ret_slot))) {
 		ri->ret_addr = kretprobe_diverted_ret_addr(ri->fp);
 		/* The trampoline, but no instance of ours: leave it alone. */
 		if (unlikely(!ri->ret_addr))
 			goto missed;
+		ri->fp = kretprobe_fp_diverted(ri->fp);
 	}
 	if (rp->entry_handler && rp->entry_handler(ri, regs)) {
 		kretprobe_pool_put(ri);	/* a hit runs with preemption off */
@@ -548,7 +571,6 @@ static int kretprobe_entry_handler(struct kprobe *p, struct pt_regs *regs)
 	ri = container_of(node, struct kretprobe_instance, llist);
 	ri->fp = fp;
 	ri->ret_addr = (kprobe_opcode_t *)ret_addr;
-	ri->diverted = false;
 	kretprobe_divert(ri, ret_slot);
 	/* As in kretprobe_pool_get() */
 	if (unlikely(last))
@@ -631,7 +653,7 @@ unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 	}
 	for (; node; node = READ_ONCE(node->next)) {
 		ri = container_of(node, struct kretprobe_instance, llist);
-		if (ri->fp == fp) {
+		if (kretprobe_ri_fp(ri) == fp) {
 			*cur = node;
 			ret = (unsigned long)ri->ret_addr;
 			break;
@@ -724,7 +746,7 @@ unsigned long get_kretprobe_retaddr(struct kretprobe_instance *ri)
 	unsigned long addr = (unsigned long)ri->ret_addr;
 
 	if (unlikely(kretprobe_other_hook(addr)))
-		return kretprobe_behind_other_hooks(addr, ri->fp);
+		return kretprobe_behind_other_hooks(addr, kretprobe_ri_fp(ri));
 	return addr;
 }
 EXPORT_SYMBOL_GPL(get_kretprobe_retaddr);
@@ -782,13 +804,13 @@ static void kretprobe_return_slow(struct pt_regs *regs, void *fp)
 	/* Instances newer than this frame's never returned: drop them too. */
 	for (node = first; node; node = node->next) {
 		ri = container_of(node, struct kretprobe_instance, llist);
-		if (ri->fp != fp) {
+		if (kretprobe_ri_fp(ri) != fp) {
 			if (last)
 				break;
 			continue;
 		}
 		last = node;
-		if (!ri->diverted)
+		if (!kretprobe_ri_diverted(ri))
 			break;
 	}
 	if (WARN_ONCE(!last, "kretprobe: no instance for this frame\n")) {
@@ -807,7 +829,7 @@ static void kretprobe_return_slow(struct pt_regs *regs, void *fp)
 		ri = container_of(node, struct kretprobe_instance, llist);
 		rcu_read_lock();
 		rp = get_kretprobe(ri);
-		if (ri->fp == fp && rp && rp->handler) {
+		if (kretprobe_ri_fp(ri) == fp && rp && rp->handler) {
 			__this_cpu_write(current_kprobe, &rp->kp);
 			rp->handler(ri, regs);
 			__this_cpu_write(current_kprobe, &kprobe_busy);
@@ -865,7 +887,8 @@ void kretprobe_trampoline_handler(struct pt_regs *regs, void *fp)
 		return;
 	}
 	ri = llist_entry(first, struct kretprobe_instance, llist);
-	if (unlikely(ri->fp != fp || ri->diverted)) {
+	/* Unequal too if it was diverted: see kretprobe_fp_diverted() */
+	if (unlikely(ri->fp != fp)) {
 		kretprobe_return_slow(regs, fp);
 		return;
 	}

@@ -954,11 +954,10 @@ struct kretprobe {
  * @pool: the pool it belongs to
  * @ret_addr: where the function returns to
  * @fp: where on the stack the return address was; NULL while the
- *	instance is free
- * @diverted: that return address was already the trampoline's (a tail
- *	call out of another kretprobed function, or a second kretprobe on
- *	the function): the function returns through an older instance of
- *	the same @fp, and @ret_addr is that one's
+ *	instance is free.  Bit 0 is set if that return address was already
+ *	the trampoline's (a tail call out of another kretprobed function, or
+ *	a second kretprobe on the function): the function returns through
+ *	an older instance of the same frame, and @ret_addr is that one's
  * @data: private to the handlers, &struct kretprobe data_size bytes
  */
 struct kretprobe_instance {
@@ -966,7 +965,6 @@ struct kretprobe_instance {
 	struct kretprobe_pool *pool;
 	kprobe_opcode_t *ret_addr;
 	void *fp;
-	bool diverted;
 	char data[] __aligned(sizeof(long));
 };
 
