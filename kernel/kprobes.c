@@ -1230,6 +1230,33 @@ int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
 				   on_func_entry);
 }
 
+/* register_kprobes(), ending @hold (if any) before kprobe_mutex is dropped */
+static int __register_kprobes(struct kprobe **kps, int num,
+			      struct kprobe_opt_hold *hold)
+{
+	kprobe_opcode_t *addr;
+	bool on_func_entry;
+	int i, ret = 0;
+
+	if (!kps || num <= 0 || !kprobes_initialized)
+		return -EINVAL;
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num && !ret; i++) {
+		ret = kps[i] ? kprobe_resolve(kps[i], &addr, &on_func_entry) :
+			       -EINVAL;
+		if (!ret)
+			ret = register_kprobe_locked(kps[i], addr, on_func_entry);
+	}
+	if (hold)
+		kprobe_opt_hold_end_locked(hold);
+	/* All the breakpoints at once */
+	kprobes_commit_locked();
+	mutex_unlock(&kprobe_mutex);
+	if (ret && i > 1)
+		unregister_kprobes(kps, i - 1);
+	return ret;
+}
+
 /**
  * register_kprobe() - install a probe
  * @p: the probe; exactly one of @p->addr and @p->symbol_name must be set
@@ -1248,7 +1275,19 @@ int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
  */
 int register_kprobe(struct kprobe *p)
 {
-	return p ? register_kprobes(&p, 1) : -EINVAL;
+	struct kprobe_opt_hold hold;
+	kprobe_opcode_t *addr;
+	bool on_func_entry;
+
+	if (!p)
+		return -EINVAL;
+	/* See kprobe_opt_hold_begin(); a bad request fails below. */
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || !p->post_handler ||
+	    (p->flags & KPROBE_FLAG_DISABLED) || !kprobes_initialized ||
+	    kprobe_resolve(p, &addr, &on_func_entry))
+		return __register_kprobes(&p, 1, NULL);
+	kprobe_opt_hold_begin(&hold, addr);
+	return __register_kprobes(&p, 1, &hold);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
@@ -1464,34 +1503,27 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	kprobe_opcode_t *addr;
-	bool on_func_entry;
-	int i, ret = 0;
-
-	if (!kps || num <= 0 || !kprobes_initialized)
-		return -EINVAL;
-	mutex_lock(&kprobe_mutex);
-	for (i = 0; i < num && !ret; i++) {
-		ret = kps[i] ? kprobe_resolve(kps[i], &addr, &on_func_entry) :
-			       -EINVAL;
-		if (!ret)
-			ret = register_kprobe_locked(kps[i], addr, on_func_entry);
-	}
-	/* All the breakpoints at once */
-	kprobes_commit_locked();
-	mutex_unlock(&kprobe_mutex);
-	if (ret && i > 1)
-		unregister_kprobes(kps, i - 1);
-	return ret;
+	return __register_kprobes(kps, num, NULL);
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 
 static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 {
+	struct kprobe_opt_hold hold;
+	bool held = false;
 	int ret = 0;
 
 	if (!p)
 		return -EINVAL;
+	/*
+	 * See kprobe_opt_hold_begin().  @p->addr is read without the mutex:
+	 * for a kprobe that is not registered, the hold is on a stray
+	 * address, and the call fails below.
+	 */
+	if (IS_ENABLED(CONFIG_OPTPROBES) && !disabled && p->post_handler) {
+		kprobe_opt_hold_begin(&hold, READ_ONCE(p->addr));
+		held = true;
+	}
 	mutex_lock(&kprobe_mutex);
 	if (!kprobe_is_registered_locked(p))
 		ret = -EINVAL;
@@ -1513,8 +1545,10 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 			WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
 			kprobe_point_update_locked(p->point);
 		}
-		kprobes_commit_locked();
 	}
+	if (held)
+		kprobe_opt_hold_end_locked(&hold);
+	kprobes_commit_locked();
 	mutex_unlock(&kprobe_mutex);
 	return ret;
 }

@@ -113,7 +113,24 @@ void kprobe_blacklist_add_module(struct module *mod);
 void kprobe_blacklist_remove_module(struct module *mod);
 void kprobe_blacklist_remove_module_init(struct module *mod);
 
+/**
+ * struct kprobe_opt_hold - no jump at an address while a kprobe waits
+ * @node: entry in the optimizer's list of holds (kprobe_mutex)
+ * @addr: the address (immutable)
+ *
+ * On the stack of a registration or enabling of a kprobe with a
+ * post_handler, from kprobe_opt_hold_begin() to kprobe_opt_hold_end_locked():
+ * see kprobe_opt_hold_begin().
+ */
+struct kprobe_opt_hold {
+	struct list_head node;
+	kprobe_opcode_t *addr;
+};
+
 #ifdef CONFIG_OPTPROBES
+void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
+			   kprobe_opcode_t *addr);
+void kprobe_opt_hold_end_locked(struct kprobe_opt_hold *hold);
 void kprobe_opt_init_point(struct kprobe_point *kpp);
 void kprobe_opt_release_point(struct kprobe_point *kpp);
 void kprobe_opt_update_locked(struct kprobe_point *kpp);
@@ -125,6 +142,15 @@ void kprobe_opt_cancel_batch_locked(struct list_head *batch,
 void kprobe_opt_neighbours_locked(struct kprobe_point *kpp, bool added);
 void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p);
 #else
+static inline void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
+					 kprobe_opcode_t *addr)
+{
+}
+
+static inline void kprobe_opt_hold_end_locked(struct kprobe_opt_hold *hold)
+{
+}
+
 static inline void kprobe_opt_init_point(struct kprobe_point *kpp)
 {
 }

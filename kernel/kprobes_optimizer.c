@@ -49,7 +49,11 @@
  * A point that leaves DIVERTING or OPTIMIZED is marked opt_vacating: tasks
  * may still be in its detour, where they run the pre_handlers they find
  * and no post_handler.  Before a kprobe with a post_handler can be found
- * there, kprobe_opt_prepare_locked() waits for them and clears the mark.
+ * there, they must have left: register_kprobe() and enable_kprobe() wait
+ * for them without kprobe_mutex, under a hold on the address that keeps
+ * any point there from being optimized again meanwhile
+ * (kprobe_opt_hold_begin()); kprobe_opt_prepare_locked(), with the mutex
+ * held, is what is left for register_kprobes() of such kprobes.
  *
  * Everything here runs under kprobe_mutex, but the grace periods of step
  * 2, which the optimizer waits for with the mutex dropped: its batch is on
@@ -82,6 +86,9 @@ static unsigned long kprobe_opt_nr_batches[2];
 
 /* Points in QUEUED state, in queueing order (kprobe_mutex) */
 static LIST_HEAD(kprobe_opt_queue);
+
+/* &struct kprobe_opt_hold of the registrations waiting (kprobe_mutex) */
+static LIST_HEAD(kprobe_opt_holds);
 
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kprobe_opt_work, kprobe_optimizer);
@@ -138,6 +145,18 @@ static bool kprobe_opt_blocked(struct kprobe_point *kpp)
 	return false;
 }
 
+/* Is a kprobe with a post_handler on its way to @addr? */
+static bool kprobe_opt_held(kprobe_opcode_t *addr)
+{
+	struct kprobe_opt_hold *hold;
+
+	list_for_each_entry(hold, &kprobe_opt_holds, node) {
+		if (hold->addr == addr)
+			return true;
+	}
+	return false;
+}
+
 static bool kprobe_opt_wanted(struct kprobe_point *kpp)
 {
 	struct kprobe *p;
@@ -149,7 +168,7 @@ static bool kprobe_opt_wanted(struct kprobe_point *kpp)
 		if (!kprobe_disabled(p) && p->post_handler)
 			return false;
 	}
-	return !kprobe_opt_blocked(kpp);
+	return !kprobe_opt_blocked(kpp) && !kprobe_opt_held(kpp->addr);
 }
 
 /**
@@ -258,9 +277,10 @@ static void kprobe_opt_wait_for_tasks(void)
  * the jump goes, and every task that took it, now or before an earlier
  * unoptimization (opt_vacating), has left the detour: from then on @p's
  * pre_handler runs only where its post_handler does.  kprobe_mutex stays
- * held across the wait, which may take seconds; only such a kprobe on a
- * point that had a jump pays it (in-tree, fail_function's dummy
- * post_handler, on a function entry another probe optimized on arm64).
+ * held across the wait here, which may take seconds: register_kprobe() and
+ * enable_kprobe() wait before, without it (kprobe_opt_hold_begin()), and
+ * leave nothing to wait for here; register_kprobes() of a kprobe with a
+ * post_handler on a point that had a jump still waits here.
  *
  * Context: kprobe_mutex held, may sleep.
  */
@@ -275,6 +295,81 @@ void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p)
 		kprobe_opt_wait_for_tasks();
 		kpp->opt_vacating = false;
 	}
+}
+
+/**
+ * kprobe_opt_hold_begin() - make way for a kprobe with a post_handler
+ * @hold: the caller's, until kprobe_opt_hold_end_locked()
+ * @addr: where the kprobe is about to be registered, or enabled
+ *
+ * What kprobe_opt_prepare_locked() does, with the wait for the tasks in a
+ * detour done without kprobe_mutex, so that other registrations and the
+ * module notifier go on meanwhile:
+ *
+ *   1. under the mutex, @hold is listed: no point at @addr is optimized
+ *      from then on (kprobe_opt_wanted()), whichever point lives there
+ *      (the one there may retire and another take its place: the hold is
+ *      on the address, and pins nothing); the jump of the point there,
+ *      if any, goes;
+ *   2. if the point was marked opt_vacating, the wait, without the
+ *      mutex;
+ *   3. under the mutex again, the mark of the point at @addr is cleared:
+ *      the tasks of every detour it had are gone, and it had none since
+ *      step 1.
+ *
+ * The caller then registers or enables the kprobe, and ends the hold
+ * under the same holding of the mutex, so that no jump comes back in
+ * between; kprobe_opt_prepare_locked() then finds nothing to wait for.
+ *
+ * Context: process context, kprobe_mutex not held, may sleep.
+ */
+void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
+			   kprobe_opcode_t *addr)
+{
+	struct kprobe_point *kpp;
+	bool wait = false;
+
+	hold->addr = addr;
+	/* 1. */
+	mutex_lock(&kprobe_mutex);
+	list_add(&hold->node, &kprobe_opt_holds);
+	kpp = kprobe_point_lookup(addr);
+	if (kpp) {
+		kprobe_opt_cancel_locked(kpp);
+		wait = kpp->opt_vacating;
+	}
+	kprobes_commit_locked();
+	mutex_unlock(&kprobe_mutex);
+	if (!wait)
+		return;
+	/* 2. */
+	kprobe_opt_wait_for_tasks();
+	/* 3. */
+	mutex_lock(&kprobe_mutex);
+	kpp = kprobe_point_lookup(addr);
+	if (kpp)
+		kpp->opt_vacating = false;
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * kprobe_opt_hold_end_locked() - end a kprobe_opt_hold_begin()
+ * @hold: the hold
+ *
+ * The point at the address may be optimized again, if its kprobes allow
+ * (the one the hold was for failed to register, or is disabled).
+ *
+ * Context: kprobe_mutex held.
+ */
+void kprobe_opt_hold_end_locked(struct kprobe_opt_hold *hold)
+{
+	struct kprobe_point *kpp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_del(&hold->node);
+	kpp = kprobe_point_lookup(hold->addr);
+	if (kpp)
+		kprobe_opt_update_locked(kpp);
 }
 
 /**
@@ -457,6 +552,31 @@ unsigned long kprobe_opt_batches(bool removed)
 	return nr;
 }
 EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_batches);
+
+/**
+ * kprobe_opt_hold_seen() - is kprobe_mutex free while @addr is held?
+ * @addr: an address
+ *
+ * For the tests, which check that the wait of kprobe_opt_hold_begin()
+ * leaves kprobe_mutex free (they are modules where the function tracer
+ * is built, and kprobe_mutex is not exported).
+ *
+ * Context: process context, any RCU read-side critical section included:
+ * it only tries the mutex.
+ * Return: true if kprobe_mutex could be taken at once and a hold is on
+ * @addr.
+ */
+bool kprobe_opt_hold_seen(kprobe_opcode_t *addr)
+{
+	bool held;
+
+	if (!mutex_trylock(&kprobe_mutex))
+		return false;
+	held = kprobe_opt_held(addr);
+	mutex_unlock(&kprobe_mutex);
+	return held;
+}
+EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_hold_seen);
 
 /**
  * kprobe_opt_hit_slow() - kprobe_opt_hit() where RCU is not watching or

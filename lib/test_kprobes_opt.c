@@ -1963,6 +1963,79 @@ static void kpo_post_handler_waits_for_vacating_detour(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static int kpo_register_thread(void *data)
+{
+	struct kpo_change *c = data;
+
+	c->ret = register_kprobe(c->kp);
+	atomic_set(&kpo_stop, 1);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/*
+ * The same wait, for a kprobe that register_kprobe() alone registers,
+ * leaves kprobe_mutex free: this thread holds the wait open with an RCU
+ * read-side critical section, and takes the mutex meanwhile.
+ */
+static void kpo_post_handler_waits_without_mutex(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct kprobe joiner = KPO_KPROBE(kpo_target);
+	struct kpo_change c = { .kp = &joiner };
+	struct task_struct *thread;
+	bool held_while_free = false;
+	int joined_early;
+	u64 deadline;
+
+	joiner.post_handler = kpo_post;
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	if (!kpo_optimized(&kp)) {
+		unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "not optimized");
+		return;
+	}
+	/* The jump goes without a wait: tasks may be in the detour. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
+	atomic_set(&kpo_stop, 0);
+	thread = kthread_create(kpo_register_thread, &c, "kpo_joiner");
+	if (IS_ERR(thread)) {
+		unregister_kprobe(&kp);
+		KUNIT_FAIL(test, "no thread");
+		return;
+	}
+	kthread_bind(thread, cpumask_any_but(cpu_online_mask,
+					     raw_smp_processor_id()));
+	/* No sleep in here: the deadline is the clock's */
+	rcu_read_lock();
+	wake_up_process(thread);
+	deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
+	while (!held_while_free && ktime_get_ns() < deadline) {
+		held_while_free = kprobe_opt_hold_seen(kp.addr);
+		cpu_relax();
+	}
+	joined_early = atomic_read(&kpo_stop);
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, held_while_free);
+	KUNIT_EXPECT_EQ(test, joined_early, 0);
+	deadline = ktime_get_ns() + 30 * NSEC_PER_SEC;
+	while (!atomic_read(&kpo_stop) && ktime_get_ns() < deadline)
+		usleep_range(1000, 2000);
+	kthread_stop(thread);
+	KUNIT_EXPECT_EQ(test, c.ret, 0);
+	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
+	if (!c.ret) {
+		KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 1);
+		unregister_kprobe(&joiner);
+	}
+	unregister_kprobe(&kp);
+}
+
 static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_hit_takes_no_exception),
 	KUNIT_CASE(kpo_handler_faults_fail),
@@ -1996,6 +2069,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_unregister_while_inside),
 	KUNIT_CASE(kpo_post_handler_joins_while_inside),
 	KUNIT_CASE(kpo_post_handler_waits_for_vacating_detour),
+	KUNIT_CASE(kpo_post_handler_waits_without_mutex),
 	{}
 };
 

@@ -679,6 +679,7 @@ int arch_kprobe_opt_region_len(struct kprobe_point *kpp);
 bool kprobe_opt_hit_slow(struct kprobe_point *kpp, struct pt_regs *regs);
 /* For the KUnit tests: batches of jumps written or removed */
 unsigned long kprobe_opt_batches(bool removed);
+bool kprobe_opt_hold_seen(kprobe_opcode_t *addr);
 
 /*
  * An optimized hit, once RCU watches and no other hit is in progress.
