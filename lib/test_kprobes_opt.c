@@ -1931,6 +1931,28 @@ static void kpo_post_handler_joins_while_inside(struct kunit *test)
 }
 
 /*
+ * Registers @kp, optimized, then disables it: the jump goes without a
+ * wait, and tasks may still be in the detour (opt_vacating).  Returns
+ * false, the test failed and @kp unregistered, if it was not optimized.
+ */
+static bool kpo_vacated(struct kunit *test, struct kprobe *kp)
+{
+	if (register_kprobe(kp)) {
+		KUNIT_FAIL(test, "not registered");
+		return false;
+	}
+	KUNIT_EXPECT_FALSE(test, kp->point->opt_vacating);
+	if (!kpo_optimized(kp)) {
+		unregister_kprobe(kp);
+		KUNIT_FAIL(test, "not optimized");
+		return false;
+	}
+	KUNIT_EXPECT_EQ(test, disable_kprobe(kp), 0);
+	KUNIT_EXPECT_TRUE(test, kp->point->opt_vacating);
+	return true;
+}
+
+/*
  * A task preempted between a jump and its detour's handlers may still be
  * there after the jump went without a wait (a disable): a kprobe with a
  * post_handler that joins later waits for it, and only then.
@@ -1942,15 +1964,8 @@ static void kpo_post_handler_waits_for_vacating_detour(struct kunit *test)
 	struct kprobe plain = KPO_KPROBE(kpo_target);
 
 	joiner.post_handler = kpo_post;
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
-	if (!kpo_optimized(&kp)) {
-		unregister_kprobe(&kp);
-		KUNIT_FAIL(test, "not optimized");
+	if (!kpo_vacated(test, &kp))
 		return;
-	}
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
-	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
 	/* A kprobe without a post_handler does not wait. */
 	KUNIT_EXPECT_EQ(test, register_kprobe(&plain), 0);
 	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
@@ -1992,15 +2007,8 @@ static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 	joiner.post_handler = kpo_post;
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	if (!kpo_optimized(&kp)) {
-		unregister_kprobe(&kp);
-		KUNIT_FAIL(test, "not optimized");
+	if (!kpo_vacated(test, &kp))
 		return;
-	}
-	/* The jump goes without a wait: tasks may be in the detour. */
-	KUNIT_EXPECT_EQ(test, disable_kprobe(&kp), 0);
-	KUNIT_EXPECT_TRUE(test, kp.point->opt_vacating);
 	atomic_set(&kpo_stop, 0);
 	thread = kthread_create(kpo_register_thread, &c, "kpo_joiner");
 	if (IS_ERR(thread)) {
