@@ -106,13 +106,21 @@ bool kprobes_all_disarmed;
 /**
  * struct kprobe_hash - the probe points, looked up by address
  * @bits: log2 of the number of buckets (immutable)
+ * @shift: 64 - @bits, what a lookup shifts the hash by (immutable)
  * @idx: which of &kprobe_point.hnode links the points into this table
  *	(immutable)
+ * @node_back: from a point's &kprobe_point.hnode[@idx] back to
+ *	&kprobe_point.hnode[0], in bytes (immutable)
  * @heads: the buckets (kprobe_mutex; RCU for lookups)
+ *
+ * @shift and @node_back are derived from @bits and @idx once, instead of
+ * on every breakpoint hit.
  */
 struct kprobe_hash {
 	unsigned int bits;
+	unsigned int shift;
 	unsigned int idx;
+	long node_back;
 	struct hlist_head heads[];
 };
 
@@ -148,13 +156,15 @@ static nokprobe_inline struct kprobe_hash *kprobe_hash_deref(void)
 static nokprobe_inline struct hlist_head *
 kprobe_bucket(struct kprobe_hash *h, const void *addr)
 {
-	return &h->heads[hash_ptr(addr, h->bits)];
+	/* hash_64() of the address, any BITS_PER_LONG */
+	return &h->heads[(u64)(unsigned long)addr * GOLDEN_RATIO_64 >> h->shift];
 }
 
 static nokprobe_inline struct kprobe_point *
 kprobe_point_of(struct hlist_node *node, struct kprobe_hash *h)
 {
-	return container_of(node - h->idx, struct kprobe_point, hnode[0]);
+	return container_of((struct hlist_node *)((void *)node + h->node_back),
+			    struct kprobe_point, hnode[0]);
 }
 
 /* The chain of points @addr hashes to; walk it with kprobe_chain_next(). */
@@ -967,7 +977,9 @@ static struct kprobe_hash *kprobe_hash_alloc(unsigned int bits,
 		     GFP_KERNEL | __GFP_NOWARN);
 	if (h) {
 		h->bits = bits;
+		h->shift = 64 - bits;
 		h->idx = idx;
+		h->node_back = -(long)(idx * sizeof(struct hlist_node));
 	}
 	return h;
 }
