@@ -1019,10 +1019,6 @@ static bool x86_emulate_insn(struct kprobe_point *kpp, struct pt_regs *regs)
 
 NOKPROBE_SYMBOL(x86_emulate_insn);
 
-/*
- * Step 3: emulate the instruction, or send the CPU to its slot; @need_post
- * says whether post_handlers must run after it (never for a nested hit).
- */
 /* Step 3c: send the CPU into the stepped copy, interrupts off */
 static void x86_start_step(struct kprobe_point *kpp, struct pt_regs *regs,
 			   struct kprobe_ctlblk *kcb)
@@ -1038,14 +1034,15 @@ NOKPROBE_SYMBOL(x86_start_step);
 
 /*
  * Step 3: emulate the instruction, or send the CPU to a copy of it (also
- * a jmp or call through memory whose pointer could not be read).
+ * a jmp or call through memory whose pointer could not be read).  The hit
+ * is not nested (see x86_replay_nested()): kcb->point is NULL, and the
+ * control block is only written for a replay that needs it.  current_kprobe
+ * is still the last kprobe whose pre_handler ran.
  */
 static nokprobe_inline void x86_replay(struct kprobe_point *kpp,
-				       struct pt_regs *regs,
-				       struct kprobe_ctlblk *kcb,
-				       bool need_post)
+				       struct pt_regs *regs, bool need_post)
 {
-	kcb->status = KPROBE_HIT_SS;
+	struct kprobe_ctlblk *kcb;
 
 	/*
 	 * Being optimized, or unoptimized: the detour runs the whole region
@@ -1055,22 +1052,25 @@ static nokprobe_inline void x86_replay(struct kprobe_point *kpp,
 	if (kprobe_opt_diverts(kpp)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		regs->ip = x86_opt_resume_addr(kpp);
-		kprobe_hit_end(kcb);
+		reset_current_kprobe();
 		return;
 	}
 
-	if (x86_replay_emulated(kpp->ainsn.replay) &&
-	    !(kpp->ainsn.boostable && !need_post)) {
-		if (x86_emulate_insn(kpp, regs)) {
-			kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
-			kprobe_replay_done(kpp, regs, kcb);
-			return;
-		}
-	} else if (kpp->ainsn.boostable && !need_post) {
-		/* Step 3b: no second trap; the hit ends here. */
+	/* Step 3b, the common case first: no second trap, the hit ends. */
+	if (kpp->ainsn.boostable && !need_post) {
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		regs->ip = (unsigned long)kpp->ainsn.insn + KPROBE_BOOST_OFFSET;
-		kprobe_hit_end(kcb);
+		reset_current_kprobe();
+		return;
+	}
+
+	kcb = get_kprobe_ctlblk();
+	kcb->status = KPROBE_HIT_SS;
+	__this_cpu_write(current_kprobe, &kprobe_busy);
+	if (x86_replay_emulated(kpp->ainsn.replay) &&
+	    x86_emulate_insn(kpp, regs)) {
+		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
+		kprobe_replay_done(kpp, regs, kcb);
 		return;
 	}
 
@@ -1145,6 +1145,31 @@ static void x86_step_done(struct pt_regs *regs, struct kprobe_ctlblk *kcb)
 
 NOKPROBE_SYMBOL(x86_step_done);
 
+/*
+ * An int3 at @addr that is no live point's: the end of this CPU's stepped
+ * copy (step 4; slots are never probe points, so the lookup missed it),
+ * an int3 of a point removed after this CPU trapped on it (the original
+ * instruction is back: run it), or not ours (a point served by ftrace
+ * never has one): let its owner, a debugger say, have it.
+ */
+static int x86_int3_not_a_point(struct pt_regs *regs, kprobe_opcode_t *addr)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	if (kprobe_in_step(kcb) &&
+	    addr == kcb->point->ainsn.insn + kcb->point->ainsn.len) {
+		x86_step_done(regs, kcb);
+		return 1;
+	}
+	if (*addr != INT3_INSN_OPCODE) {
+		regs->ip = (unsigned long)addr;
+		return 1;
+	}
+	return 0;
+}
+
+NOKPROBE_SYMBOL(x86_int3_not_a_point);
+
 /**
  * kprobe_int3_handler() - the kprobes part of the int3 exception
  * @regs: the trapped context; regs->ip is just past the int3
@@ -1155,49 +1180,31 @@ NOKPROBE_SYMBOL(x86_step_done);
 int kprobe_int3_handler(struct pt_regs *regs)
 {
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)(regs->ip - INT3_INSN_SIZE);
-	struct kprobe_ctlblk *kcb;
 	struct kprobe_point *kpp;
-	bool need_post;
+	int ret;
 
 	if (user_mode(regs))
 		return 0;
 
-	kcb = get_kprobe_ctlblk();
-	if (kprobe_in_step(kcb) &&
-	    addr == kcb->point->ainsn.insn + kcb->point->ainsn.len) {
-		x86_step_done(regs, kcb);
-		return 1;
-	}
-
 	kpp = kprobe_point_lookup(addr);
-	if (unlikely(!kpp || kpp->ftrace)) {
-		/*
-		 * The point was removed after this CPU trapped on it: the
-		 * original instruction is back, run it.  Else the int3 is
-		 * not ours (a point served by ftrace never has one): let
-		 * its owner, a debugger say, have it.
-		 */
-		if (*addr != INT3_INSN_OPCODE) {
-			regs->ip = (unsigned long)addr;
-			return 1;
-		}
-		return 0;
-	}
+	if (unlikely(!kpp || kpp->ftrace))
+		return x86_int3_not_a_point(regs, addr);
 
 	if (kprobe_running()) {
-		if (x86_replay_nested(kpp, regs, kcb))
+		if (x86_replay_nested(kpp, regs, get_kprobe_ctlblk()))
 			return 1;
 		pr_err("unrecoverable nested hit at %pS\n", addr);
 		return 0;
 	}
 
-	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
+	ret = kprobe_dispatch_pre_handlers(kpp, regs);
+	if (unlikely(ret == KPROBE_PRE_REDIRECTED)) {
 		/* A pre_handler moved regs->ip: no replay, no post_handler. */
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		reset_current_kprobe();
 		return 1;
 	}
-	x86_replay(kpp, regs, kcb, need_post);
+	x86_replay(kpp, regs, ret == KPROBE_PRE_NEED_POST);
 	return 1;
 }
 
