@@ -27,7 +27,9 @@ void x86_slot_free(void *slot);
 
 /* opt_entry.S and its C half */
 void kprobe_opt_entry(void);
-__visible void kprobe_opt_callback(struct pt_regs *regs);
+__visible int kprobe_opt_callback(struct pt_regs *regs);
+__visible void kprobe_opt_resume_elsewhere(struct pt_regs *regs,
+					   int redirected);
 
 /* The kernel's exception table (the modules' hang off struct module) */
 extern struct exception_table_entry __start___ex_table[];

@@ -522,43 +522,6 @@ unsigned long x86_opt_resume_addr(struct kprobe_point *kpp)
 
 NOKPROBE_SYMBOL(x86_opt_resume_addr);
 
-/*
- * A pre_handler moved regs->ip (and asked to resume there) or regs->sp:
- * kprobe_opt_entry returns to *regs->sp, so put the address to resume at
- * just below the stack pointer to resume with.  @sp is the probed code's
- * stack pointer: the room below it is the detour's, not the function's.
- */
-static void x86_opt_resume_at(struct pt_regs *regs, unsigned long sp,
-			      unsigned long resume)
-{
-	if (WARN_ON_ONCE(regs->sp < sp)) {
-		/* Not there: the return address still holds the region. */
-		regs->sp = sp - sizeof(long);
-		return;
-	}
-	regs->sp -= sizeof(long);
-	*(unsigned long *)regs->sp = resume;
-}
-
-NOKPROBE_SYMBOL(x86_opt_resume_at);
-
-/*
- * Where kprobe_opt_entry resumes after a hit: the fast path returns to the
- * relocated region, with nothing changed but regs->sp, by one word (the
- * return address of its call is still there, just below @regs->sp).
- */
-static __always_inline void x86_opt_set_resume(struct pt_regs *regs,
-					       int redirected)
-{
-	unsigned long *ret_slot = (unsigned long *)(regs + 1);
-	unsigned long sp = (unsigned long)(ret_slot + 1);
-
-	if (likely(!redirected && regs->sp == sp))
-		regs->sp -= sizeof(*ret_slot);	/* to the return address */
-	else
-		x86_opt_resume_at(regs, sp, redirected ? regs->ip : *ret_slot);
-}
-
 /**
  * kprobe_opt_callback() - the C half of kprobe_opt_entry
  * @regs: the registers kprobe_opt_entry saved; just above them is the
@@ -567,11 +530,15 @@ static __always_inline void x86_opt_set_resume(struct pt_regs *regs,
  *
  * kprobe_opt_entry masked interrupts, as the breakpoint exception does,
  * which also gives kprobe_opt_hit() the preemption-disabled context it
- * needs.
+ * needs.  Nothing here reads @regs after the handlers: kprobe_opt_entry
+ * checks regs->sp itself, so that no callee-saved register has to keep
+ * @regs across their call.
  *
  * Context: a detour, any context the probed code runs in.
+ * Return: non-zero if a pre_handler redirected: kprobe_opt_entry then
+ * resumes through kprobe_opt_resume_elsewhere().
  */
-__visible void kprobe_opt_callback(struct pt_regs *regs)
+__visible int kprobe_opt_callback(struct pt_regs *regs)
 {
 	unsigned long *ret_slot = (unsigned long *)(regs + 1);
 	const struct x86_detour_head *head =
@@ -580,19 +547,47 @@ __visible void kprobe_opt_callback(struct pt_regs *regs)
 	bool lockdep_turned_off = kprobe_lockdep_irqs_off();
 	int redirected;
 
-	/* As a breakpoint hit at the point would show them */
-	regs->sp = (unsigned long)(ret_slot + 1);
+	/* As a breakpoint hit at the point would show it, as regs->sp is */
 	regs->ip = head->ip;
 	redirected = kprobe_opt_hit(head->kpp, regs);
-	/*
-	 * Everything after the hit derives from @regs: keeping only it
-	 * across the handlers' call spares the callee-saved registers
-	 * (six instructions a hit).
-	 */
-	OPTIMIZER_HIDE_VAR(regs);
-	x86_opt_set_resume(regs, redirected);
 	/* popfq gives the flags back, as the return from an exception */
 	kprobe_lockdep_irqs_restore(lockdep_turned_off);
+	return redirected;
 }
 
 NOKPROBE_SYMBOL(kprobe_opt_callback);
+
+/**
+ * kprobe_opt_resume_elsewhere() - an optimized hit does not go on in the
+ *	detour
+ * @regs: as for kprobe_opt_callback(), after the handlers
+ * @redirected: what kprobe_opt_callback() returned
+ *
+ * A pre_handler moved regs->ip (and asked to resume there) or regs->sp:
+ * kprobe_opt_entry returns to *regs->sp, so put the address to resume at
+ * just below the stack pointer to resume with.  The probed code's own
+ * stack pointer is just above the return address: the room below it is
+ * the detour's, not the function's.
+ *
+ * Context: kprobe_opt_entry, interrupts masked.
+ */
+__visible void kprobe_opt_resume_elsewhere(struct pt_regs *regs,
+					   int redirected)
+{
+	unsigned long *ret_slot = (unsigned long *)(regs + 1);
+	unsigned long sp = (unsigned long)(ret_slot + 1);
+	unsigned long resume = redirected ? regs->ip : *ret_slot;
+	/* Interrupts are still masked: tell lockdep again, for the WARN. */
+	bool lockdep_turned_off = kprobe_lockdep_irqs_off();
+
+	if (WARN_ON_ONCE(regs->sp < sp)) {
+		/* Not there: the return address still holds the region. */
+		regs->sp = sp - sizeof(long);
+	} else {
+		regs->sp -= sizeof(long);
+		*(unsigned long *)regs->sp = resume;
+	}
+	kprobe_lockdep_irqs_restore(lockdep_turned_off);
+}
+
+NOKPROBE_SYMBOL(kprobe_opt_resume_elsewhere);

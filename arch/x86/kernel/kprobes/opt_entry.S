@@ -13,15 +13,16 @@
  *      leaves EFLAGS.AC alone, where the exception's entry clears it: a
  *      clac would cost every hit, and only matters to a handler's stray
  *      user access between stac() and clac();
- *   2. calls kprobe_opt_callback(), which fills in regs->ip and regs->sp
- *      as a breakpoint hit would have them, runs the pre_handlers, and
- *      leaves in regs->sp the stack pointer to resume with, minus the
- *      word that holds the address to resume at: the return address
- *      itself on the fast path;
- *   3. restores the registers (and the flags, which a handler may have
- *      changed), switches to that stack and returns to the resume
- *      address: the rest of the detour, or where a pre_handler sent the
- *      CPU.
+ *   2. calls kprobe_opt_callback(), which fills in regs->ip as a
+ *      breakpoint hit would have it (regs->sp is already) and runs the
+ *      pre_handlers;
+ *   3. on the fast path (no pre_handler redirected, regs->sp as it was)
+ *      restores the registers and the flags, which a handler may have
+ *      changed, and returns to the detour's relocated region;
+ *   4. else first calls kprobe_opt_resume_elsewhere(), which leaves in
+ *      regs->sp the stack pointer to resume with, minus the word that
+ *      holds the address to resume at; restores the registers, switches
+ *      to that stack and returns there.
  *
  * Objtool and the ORC unwinder know this code: an unwinder in a handler
  * goes from the pt_regs to the probed function.
@@ -29,12 +30,37 @@
 
 #include <linux/linkage.h>
 #include <asm/asm.h>
+#include <asm/asm-offsets.h>
 #include <asm/nospec-branch.h>
 #include <asm/ptrace-abi.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
 
 	.text
+
+/* Step 3 and step 4: the registers back, up to the flags */
+.macro KPROBE_OPT_POP_REGS
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbp
+	popq	%rbx
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	UNWIND_HINT_IRET_REGS offset=8
+	/* Skip orig_ax, ip and cs; the flags */
+	addq	$24, %rsp
+	UNWIND_HINT_IRET_REGS offset=-16
+	popfq
+.endm
 
 SYM_CODE_START(kprobe_opt_entry)
 	UNWIND_HINT_FUNC
@@ -44,6 +70,8 @@ SYM_CODE_START(kprobe_opt_entry)
 	pushq	%rsp
 	pushfq
 	cli
+	/* regs->sp: the probed code's, above the return address and ss */
+	addq	$16, 8(%rsp)
 	pushq	$__KERNEL_CS
 	pushq	$0
 	pushq	$-1
@@ -67,28 +95,25 @@ SYM_CODE_START(kprobe_opt_entry)
 	/* 2. */
 	movq	%rsp, %rdi
 	call	kprobe_opt_callback
+	testl	%eax, %eax
+	jnz	.Lresume_elsewhere
+	/* regs->sp still the probed code's: just above the return address */
+	leaq	PTREGS_SIZE + 8(%rsp), %rax
+	cmpq	%rax, RSP(%rsp)
+	jne	.Lresume_elsewhere
 
-	/* 3. */
-	popq	%r15
-	popq	%r14
-	popq	%r13
-	popq	%r12
-	popq	%rbp
-	popq	%rbx
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rax
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
-	UNWIND_HINT_IRET_REGS offset=8
-	/* Skip orig_ax, ip and cs; the flags; then the resume stack */
-	addq	$24, %rsp
-	UNWIND_HINT_IRET_REGS offset=-16
-	popfq
+	/* 3. lea: the flags are back */
+	KPROBE_OPT_POP_REGS
+	leaq	16(%rsp), %rsp
+	UNWIND_HINT_FUNC
+	RET
+
+.Lresume_elsewhere:
+	/* 4. */
+	movq	%rsp, %rdi
+	movl	%eax, %esi
+	call	kprobe_opt_resume_elsewhere
+	KPROBE_OPT_POP_REGS
 	movq	(%rsp), %rsp
 	UNWIND_HINT_FUNC
 	RET
