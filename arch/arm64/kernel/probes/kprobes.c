@@ -343,25 +343,28 @@ NOKPROBE_SYMBOL(arm64_start_step);
 
 /*
  * Step 3: simulate, boost or step; @need_post says whether post_handlers
- * must run after the instruction.
+ * must run after the instruction.  The hit is not nested (see
+ * arm64_replay_nested()): kcb->point is NULL, and the control block is
+ * only written for a replay that needs it.  current_kprobe is still the
+ * last kprobe whose pre_handler ran.
  */
 static nokprobe_inline void arm64_replay(struct kprobe_point *kpp,
-					 struct pt_regs *regs,
-					 struct kprobe_ctlblk *kcb,
-					 bool need_post)
+					 struct pt_regs *regs, bool need_post)
 {
 	unsigned long slot = (unsigned long)kpp->ainsn.insn;
-
-	kcb->status = KPROBE_HIT_SS;
+	struct kprobe_ctlblk *kcb;
 
 	/* Whatever the point's way to a detour: a detour simulates it too. */
 	if (kpp->ainsn.api.handler) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		kpp->ainsn.api.handler(kpp->opcode, (long)kpp->addr, regs);
-		if (need_post)
+		if (need_post) {
+			kcb = get_kprobe_ctlblk();
+			kcb->status = KPROBE_HIT_SS;
 			kprobe_replay_done(kpp, regs, kcb);
-		else
-			kprobe_hit_end(kcb);
+		} else {
+			reset_current_kprobe();
+		}
 		return;
 	}
 
@@ -373,17 +376,20 @@ static nokprobe_inline void arm64_replay(struct kprobe_point *kpp,
 	if (kprobe_opt_diverts(kpp)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		instruction_pointer_set(regs, arm64_opt_resume_addr(kpp));
-		kprobe_hit_end(kcb);
+		reset_current_kprobe();
 		return;
 	}
 
 	if (kpp->ainsn.boostable && !need_post) {
 		kprobe_count_hit(kpp, KPROBE_HIT_BOOSTED);
 		instruction_pointer_set(regs, slot + KPROBE_BOOST_OFFSET);
-		kprobe_hit_end(kcb);
+		reset_current_kprobe();
 		return;
 	}
 
+	kcb = get_kprobe_ctlblk();
+	kcb->status = KPROBE_HIT_SS;
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
 	arm64_start_step(kpp, regs, kcb);
 }
@@ -425,10 +431,9 @@ NOKPROBE_SYMBOL(arm64_end_step);
 static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 {
 	kprobe_opcode_t *addr = (kprobe_opcode_t *)instruction_pointer(regs);
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe_point *kpp;
-	bool need_post;
 	u32 insn;
+	int ret;
 
 	kpp = kprobe_point_lookup(addr);
 	if (!kpp) {
@@ -439,18 +444,19 @@ static int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	if (kprobe_running()) {
-		if (arm64_replay_nested(kpp, regs, kcb))
+		if (arm64_replay_nested(kpp, regs, get_kprobe_ctlblk()))
 			return DBG_HOOK_HANDLED;
 		pr_err("unrecoverable nested hit at %pS\n", addr);
 		return DBG_HOOK_ERROR;
 	}
 
-	if (kprobe_run_pre_handlers(kpp, regs, &need_post)) {
+	ret = kprobe_dispatch_pre_handlers(kpp, regs);
+	if (unlikely(ret == KPROBE_PRE_REDIRECTED)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}
-	arm64_replay(kpp, regs, kcb, need_post);
+	arm64_replay(kpp, regs, ret == KPROBE_PRE_NEED_POST);
 	return DBG_HOOK_HANDLED;
 }
 
