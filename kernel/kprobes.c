@@ -1269,6 +1269,54 @@ static int __register_kprobes(struct kprobe **kps, int num,
 	return ret;
 }
 
+/* Will @p come with a post_handler, enabled? */
+static bool kprobe_wants_post_handler(const struct kprobe *p)
+{
+	return p && p->post_handler && !(p->flags & KPROBE_FLAG_DISABLED);
+}
+
+/*
+ * Where the kprobes of @kps that come with a post_handler enabled are to
+ * be registered, for kprobe_opt_hold_begin_many(): in @one if there is
+ * one only, else in an array to kvfree().  NULL if there are none, or no
+ * memory (kprobe_opt_prepare_locked() then waits with the mutex held).
+ * The addresses are resolved again under the mutex: one that changes in
+ * between (a module going) only makes the hold useless.
+ */
+static kprobe_opcode_t **kprobe_post_handler_addrs(struct kprobe **kps,
+						   int num,
+						   kprobe_opcode_t **one,
+						   unsigned int *nr)
+{
+	kprobe_opcode_t **addrs, *addr;
+	unsigned int count = 0;
+	bool on_func_entry;
+	int i;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES) || !kps || num <= 0 ||
+	    !kprobes_initialized)
+		return NULL;
+	for (i = 0; i < num; i++)
+		count += kprobe_wants_post_handler(kps[i]);
+	if (!count)
+		return NULL;
+	addrs = count == 1 ? one : kvmalloc_array(count, sizeof(*addrs),
+						  GFP_KERNEL);
+	if (!addrs)
+		return NULL;
+	*nr = 0;
+	for (i = 0; i < num && *nr < count; i++) {
+		if (kprobe_wants_post_handler(kps[i]) &&
+		    !kprobe_resolve(kps[i], &addr, &on_func_entry))
+			addrs[(*nr)++] = addr;
+	}
+	if (*nr)
+		return addrs;
+	if (addrs != one)
+		kvfree(addrs);
+	return NULL;
+}
+
 /**
  * register_kprobe() - install a probe
  * @p: the probe; exactly one of @p->addr and @p->symbol_name must be set
@@ -1287,19 +1335,7 @@ static int __register_kprobes(struct kprobe **kps, int num,
  */
 int register_kprobe(struct kprobe *p)
 {
-	struct kprobe_opt_hold hold;
-	kprobe_opcode_t *addr;
-	bool on_func_entry;
-
-	if (!p)
-		return -EINVAL;
-	/* See kprobe_opt_hold_begin(); a bad request fails below. */
-	if (!IS_ENABLED(CONFIG_OPTPROBES) || !p->post_handler ||
-	    (p->flags & KPROBE_FLAG_DISABLED) || !kprobes_initialized ||
-	    kprobe_resolve(p, &addr, &on_func_entry))
-		return __register_kprobes(&p, 1, NULL);
-	kprobe_opt_hold_begin(&hold, addr);
-	return __register_kprobes(&p, 1, &hold);
+	return register_kprobes(&p, 1);
 }
 EXPORT_SYMBOL_GPL(register_kprobe);
 
@@ -1515,7 +1551,20 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  */
 int register_kprobes(struct kprobe **kps, int num)
 {
-	return __register_kprobes(kps, num, NULL);
+	struct kprobe_opt_hold hold;
+	kprobe_opcode_t **addrs, *one;
+	unsigned int nr;
+	int ret;
+
+	/* See kprobe_opt_hold_begin_many(); a bad request fails below. */
+	addrs = kprobe_post_handler_addrs(kps, num, &one, &nr);
+	if (!addrs)
+		return __register_kprobes(kps, num, NULL);
+	kprobe_opt_hold_begin_many(&hold, addrs, nr);
+	ret = __register_kprobes(kps, num, &hold);
+	if (addrs != &one)
+		kvfree(addrs);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kprobes);
 

@@ -114,22 +114,28 @@ void kprobe_blacklist_remove_module(struct module *mod);
 void kprobe_blacklist_remove_module_init(struct module *mod);
 
 /**
- * struct kprobe_opt_hold - no jump at an address while a kprobe waits
+ * struct kprobe_opt_hold - no jump at some addresses while kprobes wait
  * @node: entry in the optimizer's list of holds (kprobe_mutex)
- * @addr: the address (immutable)
+ * @addrs: the addresses, sorted (immutable)
+ * @nr: how many (immutable)
+ * @addr: where @addrs points for a hold on one address
  *
- * On the stack of a registration or enabling of a kprobe with a
- * post_handler, from kprobe_opt_hold_begin() to kprobe_opt_hold_end_locked():
- * see kprobe_opt_hold_begin().
+ * Of a registration or enabling of kprobes with a post_handler, from
+ * kprobe_opt_hold_begin() or kprobe_opt_hold_begin_many() to
+ * kprobe_opt_hold_end_locked(): see kprobe_opt_hold_begin_many().
  */
 struct kprobe_opt_hold {
 	struct list_head node;
+	kprobe_opcode_t **addrs;
+	unsigned int nr;
 	kprobe_opcode_t *addr;
 };
 
 #ifdef CONFIG_OPTPROBES
 void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
 			   kprobe_opcode_t *addr);
+void kprobe_opt_hold_begin_many(struct kprobe_opt_hold *hold,
+				kprobe_opcode_t **addrs, unsigned int nr);
 void kprobe_opt_hold_end_locked(struct kprobe_opt_hold *hold);
 void kprobe_opt_init_point(struct kprobe_point *kpp);
 void kprobe_opt_release_point(struct kprobe_point *kpp);
@@ -144,6 +150,12 @@ void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p);
 #else
 static inline void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
 					 kprobe_opcode_t *addr)
+{
+}
+
+static inline void kprobe_opt_hold_begin_many(struct kprobe_opt_hold *hold,
+					      kprobe_opcode_t **addrs,
+					      unsigned int nr)
 {
 }
 

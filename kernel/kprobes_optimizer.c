@@ -49,11 +49,11 @@
  * A point that leaves DIVERTING or OPTIMIZED is marked opt_vacating: tasks
  * may still be in its detour, where they run the pre_handlers they find
  * and no post_handler.  Before a kprobe with a post_handler can be found
- * there, they must have left: register_kprobe() and enable_kprobe() wait
- * for them without kprobe_mutex, under a hold on the address that keeps
+ * there, they must have left: register_kprobes() and enable_kprobe() wait
+ * for them without kprobe_mutex, under a hold on the addresses that keeps
  * any point there from being optimized again meanwhile
- * (kprobe_opt_hold_begin()); kprobe_opt_prepare_locked(), with the mutex
- * held, is what is left for register_kprobes() of such kprobes.
+ * (kprobe_opt_hold_begin_many()); kprobe_opt_prepare_locked(), with the
+ * mutex held, is what is left where the hold found no memory.
  *
  * Everything here runs under kprobe_mutex, but the grace periods of step
  * 2, which the optimizer waits for with the mutex dropped: its batch is on
@@ -62,10 +62,12 @@
 
 #define pr_fmt(fmt) "kprobes: " fmt
 
+#include <linux/bsearch.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
 #include <linux/rcupdate_trace.h>
+#include <linux/sort.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
@@ -145,13 +147,22 @@ static bool kprobe_opt_blocked(struct kprobe_point *kpp)
 	return false;
 }
 
+static int kprobe_opt_addr_cmp(const void *a, const void *b)
+{
+	kprobe_opcode_t *x = *(kprobe_opcode_t * const *)a;
+	kprobe_opcode_t *y = *(kprobe_opcode_t * const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Is a kprobe with a post_handler on its way to @addr? */
 static bool kprobe_opt_held(kprobe_opcode_t *addr)
 {
 	struct kprobe_opt_hold *hold;
 
 	list_for_each_entry(hold, &kprobe_opt_holds, node) {
-		if (hold->addr == addr)
+		if (bsearch(&addr, hold->addrs, hold->nr, sizeof(addr),
+			    kprobe_opt_addr_cmp))
 			return true;
 	}
 	return false;
@@ -277,10 +288,10 @@ static void kprobe_opt_wait_for_tasks(void)
  * the jump goes, and every task that took it, now or before an earlier
  * unoptimization (opt_vacating), has left the detour: from then on @p's
  * pre_handler runs only where its post_handler does.  kprobe_mutex stays
- * held across the wait here, which may take seconds: register_kprobe() and
- * enable_kprobe() wait before, without it (kprobe_opt_hold_begin()), and
- * leave nothing to wait for here; register_kprobes() of a kprobe with a
- * post_handler on a point that had a jump still waits here.
+ * held across the wait here, which may take seconds: register_kprobes()
+ * and enable_kprobe() wait before, without it (kprobe_opt_hold_begin_many()),
+ * and leave nothing to wait for here, unless register_kprobes() had no
+ * memory for the addresses of the hold.
  *
  * Context: kprobe_mutex held, may sleep.
  */
@@ -298,45 +309,56 @@ void kprobe_opt_prepare_locked(struct kprobe_point *kpp, struct kprobe *p)
 }
 
 /**
- * kprobe_opt_hold_begin() - make way for a kprobe with a post_handler
+ * kprobe_opt_hold_begin_many() - make way for kprobes with a post_handler
  * @hold: the caller's, until kprobe_opt_hold_end_locked()
- * @addr: where the kprobe is about to be registered, or enabled
+ * @addrs: where the kprobes are about to be registered, or enabled;
+ *	the caller's too, until then (sorted here)
+ * @nr: how many
  *
  * What kprobe_opt_prepare_locked() does, with the wait for the tasks in a
  * detour done without kprobe_mutex, so that other registrations and the
  * module notifier go on meanwhile:
  *
- *   1. under the mutex, @hold is listed: no point at @addr is optimized
- *      from then on (kprobe_opt_wanted()), whichever point lives there
- *      (the one there may retire and another take its place: the hold is
- *      on the address, and pins nothing); the jump of the point there,
- *      if any, goes;
- *   2. if the point was marked opt_vacating, the wait, without the
- *      mutex;
- *   3. under the mutex again, the mark of the point at @addr is cleared:
- *      the tasks of every detour it had are gone, and it had none since
- *      step 1.
+ *   1. under the mutex, @hold is listed: no point at any of @addrs is
+ *      optimized from then on (kprobe_opt_wanted()), whichever point lives
+ *      there (the one there may retire and another take its place: the
+ *      hold is on the address, and pins nothing); the jumps of the points
+ *      there, if any, go, in one batch;
+ *   2. if one of the points was marked opt_vacating, one wait, without
+ *      the mutex;
+ *   3. under the mutex again, the marks of the points at @addrs are
+ *      cleared: the tasks of every detour they had are gone, and they had
+ *      none since step 1.
  *
- * The caller then registers or enables the kprobe, and ends the hold
+ * The caller then registers or enables the kprobes, and ends the hold
  * under the same holding of the mutex, so that no jump comes back in
  * between; kprobe_opt_prepare_locked() then finds nothing to wait for.
  *
  * Context: process context, kprobe_mutex not held, may sleep.
  */
-void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
-			   kprobe_opcode_t *addr)
+void kprobe_opt_hold_begin_many(struct kprobe_opt_hold *hold,
+				kprobe_opcode_t **addrs, unsigned int nr)
 {
 	struct kprobe_point *kpp;
+	LIST_HEAD(batch);
 	bool wait = false;
+	unsigned int i;
 
-	hold->addr = addr;
+	sort(addrs, nr, sizeof(*addrs), kprobe_opt_addr_cmp, NULL);
+	hold->addrs = addrs;
+	hold->nr = nr;
 	/* 1. */
 	mutex_lock(&kprobe_mutex);
 	list_add(&hold->node, &kprobe_opt_holds);
-	kpp = kprobe_point_lookup(addr);
-	if (kpp) {
-		kprobe_opt_cancel_locked(kpp);
-		wait = kpp->opt_vacating;
+	for (i = 0; i < nr; i++) {
+		kpp = kprobe_point_lookup(addrs[i]);
+		if (kpp && !kprobe_opt_gather_locked(kpp, &batch))
+			kprobe_opt_cancel_locked(kpp);
+	}
+	kprobe_opt_cancel_batch_locked(&batch, NULL);
+	for (i = 0; i < nr && !wait; i++) {
+		kpp = kprobe_point_lookup(addrs[i]);
+		wait = kpp && kpp->opt_vacating;
 	}
 	kprobes_commit_locked();
 	mutex_unlock(&kprobe_mutex);
@@ -346,10 +368,28 @@ void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
 	kprobe_opt_wait_for_tasks();
 	/* 3. */
 	mutex_lock(&kprobe_mutex);
-	kpp = kprobe_point_lookup(addr);
-	if (kpp)
-		kpp->opt_vacating = false;
+	for (i = 0; i < nr; i++) {
+		kpp = kprobe_point_lookup(addrs[i]);
+		if (kpp)
+			kpp->opt_vacating = false;
+	}
 	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * kprobe_opt_hold_begin() - make way for a kprobe with a post_handler
+ * @hold: the caller's, until kprobe_opt_hold_end_locked()
+ * @addr: where the kprobe is about to be registered, or enabled
+ *
+ * kprobe_opt_hold_begin_many() for one address.
+ *
+ * Context: process context, kprobe_mutex not held, may sleep.
+ */
+void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
+			   kprobe_opcode_t *addr)
+{
+	hold->addr = addr;
+	kprobe_opt_hold_begin_many(hold, &hold->addr, 1);
 }
 
 /**
@@ -364,12 +404,15 @@ void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
 void kprobe_opt_hold_end_locked(struct kprobe_opt_hold *hold)
 {
 	struct kprobe_point *kpp;
+	unsigned int i;
 
 	lockdep_assert_held(&kprobe_mutex);
 	list_del(&hold->node);
-	kpp = kprobe_point_lookup(hold->addr);
-	if (kpp)
-		kprobe_opt_update_locked(kpp);
+	for (i = 0; i < hold->nr; i++) {
+		kpp = kprobe_point_lookup(hold->addrs[i]);
+		if (kpp)
+			kprobe_opt_update_locked(kpp);
+	}
 }
 
 /**

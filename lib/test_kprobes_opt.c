@@ -1978,11 +1978,44 @@ static void kpo_post_handler_waits_for_vacating_detour(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+static struct kprobe *kpo_pair[2];
+
+/* @kp and a second kprobe with a post_handler, on the same point */
+static int kpo_register_pair(struct kprobe *kp)
+{
+	return register_kprobes(kpo_pair, ARRAY_SIZE(kpo_pair));
+}
+
+static void kpo_unregister_pair(struct kprobe *kp)
+{
+	unregister_kprobes(kpo_pair, ARRAY_SIZE(kpo_pair));
+}
+
+/* A registration that must wait for a detour's tasks */
+struct kpo_joining {
+	const char *name;
+	int (*join)(struct kprobe *kp);
+	void (*leave)(struct kprobe *kp);
+	int post_hits;
+};
+
+static const struct kpo_joining kpo_joinings[] = {
+	{ "register_kprobe", register_kprobe, unregister_kprobe, 1 },
+	{ "register_kprobes", kpo_register_pair, kpo_unregister_pair, 2 },
+};
+
+static void kpo_joining_desc(const struct kpo_joining *j, char *desc)
+{
+	strscpy(desc, j->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpo_joining, kpo_joinings, kpo_joining_desc);
+
 static int kpo_register_thread(void *data)
 {
 	struct kpo_change *c = data;
 
-	c->ret = register_kprobe(c->kp);
+	c->ret = c->change(c->kp);
 	atomic_set(&kpo_stop, 1);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
@@ -1990,21 +2023,26 @@ static int kpo_register_thread(void *data)
 }
 
 /*
- * The same wait, for a kprobe that register_kprobe() alone registers,
- * leaves kprobe_mutex free: this thread holds the wait open with an RCU
- * read-side critical section, and takes the mutex meanwhile.
+ * The same wait, for kprobes that register_kprobe() or register_kprobes()
+ * registers, leaves kprobe_mutex free: this thread holds the wait open
+ * with an RCU read-side critical section, and takes the mutex meanwhile.
  */
 static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 {
+	const struct kpo_joining *j = test->param_value;
 	struct kprobe kp = KPO_KPROBE(kpo_target);
 	struct kprobe joiner = KPO_KPROBE(kpo_target);
-	struct kpo_change c = { .kp = &joiner };
+	struct kprobe second = KPO_KPROBE(kpo_target);
+	struct kpo_change c = { .change = j->join, .kp = &joiner };
 	struct task_struct *thread;
 	bool held_while_free = false;
 	int joined_early;
 	u64 deadline;
 
 	joiner.post_handler = kpo_post;
+	second.post_handler = kpo_post;
+	kpo_pair[0] = &joiner;
+	kpo_pair[1] = &second;
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
 	if (!kpo_vacated(test, &kp))
@@ -2038,8 +2076,8 @@ static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
 	if (!c.ret) {
 		KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
-		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), 1);
-		unregister_kprobe(&joiner);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), j->post_hits);
+		j->leave(&joiner);
 	}
 	unregister_kprobe(&kp);
 }
@@ -2077,7 +2115,8 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_unregister_while_inside),
 	KUNIT_CASE(kpo_post_handler_joins_while_inside),
 	KUNIT_CASE(kpo_post_handler_waits_for_vacating_detour),
-	KUNIT_CASE(kpo_post_handler_waits_without_mutex),
+	KUNIT_CASE_PARAM(kpo_post_handler_waits_without_mutex,
+			 kpo_joining_gen_params),
 	{}
 };
 
