@@ -240,6 +240,11 @@ static noinline int kprobe_walk_pre_handlers(struct kprobe_point *kpp,
 {
 	struct kprobe *p;
 
+	/*
+	 * Perhaps no pre_handler runs (kprobes with a post_handler only):
+	 * current_kprobe must not stay NULL, see kprobe_dispatch_pre_handlers().
+	 */
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	list_for_each_entry_rcu(p, &kpp->probes, list) {
 		if (kprobe_disabled(p))
 			continue;

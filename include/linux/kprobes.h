@@ -453,7 +453,9 @@ static nokprobe_inline int kprobe_run_solo(struct kprobe *p,
  * __kprobe_run_pre_handlers() for the others.  current_kprobe is set
  * before anything that can be probed runs, so a hit in there only counts
  * a miss; it is left on the kprobe that redirected, else on the last one
- * that ran, if any: the caller sets what it needs next.
+ * that ran, or on &kprobe_busy where none did: never NULL, so that a hit
+ * from an NMI before the caller ends the hit is a nested one, which
+ * leaves the control block alone.
  *
  * Return: KPROBE_PRE_REDIRECTED if a pre_handler redirected (the remaining
  * kprobes are then skipped), else KPROBE_PRE_NEED_POST if an enabled

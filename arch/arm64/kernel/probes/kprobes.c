@@ -345,8 +345,9 @@ NOKPROBE_SYMBOL(arm64_start_step);
  * Step 3: simulate, boost or step; @need_post says whether post_handlers
  * must run after the instruction.  The hit is not nested (see
  * arm64_replay_nested()): kcb->point is NULL, and the control block is
- * only written for a replay that needs it.  current_kprobe is still the
- * last kprobe whose pre_handler ran.
+ * only written for a replay that needs it.  current_kprobe is still what
+ * kprobe_dispatch_pre_handlers() left, never NULL: a hit from a pseudo-NMI
+ * meanwhile would be nested, and leave the control block alone.
  */
 static nokprobe_inline void arm64_replay(struct kprobe_point *kpp,
 					 struct pt_regs *regs, bool need_post)
@@ -387,9 +388,9 @@ static nokprobe_inline void arm64_replay(struct kprobe_point *kpp,
 		return;
 	}
 
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	kcb = get_kprobe_ctlblk();
 	kcb->status = KPROBE_HIT_SS;
-	__this_cpu_write(current_kprobe, &kprobe_busy);
 	kprobe_count_hit(kpp, KPROBE_HIT_STEPPED);
 	arm64_start_step(kpp, regs, kcb);
 }

@@ -1037,7 +1037,8 @@ NOKPROBE_SYMBOL(x86_start_step);
  * a jmp or call through memory whose pointer could not be read).  The hit
  * is not nested (see x86_replay_nested()): kcb->point is NULL, and the
  * control block is only written for a replay that needs it.  current_kprobe
- * is still the last kprobe whose pre_handler ran.
+ * is still what kprobe_dispatch_pre_handlers() left, never NULL: a hit
+ * from an NMI meanwhile is nested, and leaves the control block alone.
  */
 static nokprobe_inline void x86_replay(struct kprobe_point *kpp,
 				       struct pt_regs *regs, bool need_post)
@@ -1064,9 +1065,9 @@ static nokprobe_inline void x86_replay(struct kprobe_point *kpp,
 		return;
 	}
 
+	__this_cpu_write(current_kprobe, &kprobe_busy);
 	kcb = get_kprobe_ctlblk();
 	kcb->status = KPROBE_HIT_SS;
-	__this_cpu_write(current_kprobe, &kprobe_busy);
 	if (x86_replay_emulated(kpp->ainsn.replay) &&
 	    x86_emulate_insn(kpp, regs)) {
 		kprobe_count_hit(kpp, KPROBE_HIT_EMULATED);
