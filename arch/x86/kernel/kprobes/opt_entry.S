@@ -60,6 +60,11 @@
 	addq	$24, %rsp
 	UNWIND_HINT_IRET_REGS offset=-16
 	popfq
+	/*
+	 * Interrupts may be on: an interrupt's frame may go over what is
+	 * below %rsp now.  Unwind by the return address, above sp and ss.
+	 */
+	UNWIND_HINT sp_reg=ORC_REG_SP sp_offset=24 type=UNWIND_HINT_TYPE_CALL
 .endm
 
 SYM_CODE_START(kprobe_opt_entry)
