@@ -1582,7 +1582,7 @@ static int kprobe_set_disabled(struct kprobe *p, bool disabled)
 	if (!p)
 		return -EINVAL;
 	/*
-	 * See kprobe_opt_hold_begin().  @p->addr is read without the mutex:
+	 * See kprobe_opt_hold_begin_many().  @p->addr is read without the mutex:
 	 * for a kprobe that is not registered, the hold is on a stray
 	 * address, and the call fails below.
 	 */

@@ -600,7 +600,7 @@ EXPORT_SYMBOL_IF_KUNIT(kprobe_opt_batches);
  * kprobe_opt_hold_seen() - is kprobe_mutex free while @addr is held?
  * @addr: an address
  *
- * For the tests, which check that the wait of kprobe_opt_hold_begin()
+ * For the tests, which check that the wait of kprobe_opt_hold_begin_many()
  * leaves kprobe_mutex free (they are modules where the function tracer
  * is built, and kprobe_mutex is not exported).
  *

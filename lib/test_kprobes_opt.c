@@ -1980,7 +1980,7 @@ static void kpo_post_handler_waits_for_vacating_detour(struct kunit *test)
 
 static struct kprobe *kpo_pair[2];
 
-/* @kp and a second kprobe with a post_handler, on the same point */
+/* @kp and a second kprobe with a post_handler, on another point */
 static int kpo_register_pair(struct kprobe *kp)
 {
 	return register_kprobes(kpo_pair, ARRAY_SIZE(kpo_pair));
@@ -1991,17 +1991,17 @@ static void kpo_unregister_pair(struct kprobe *kp)
 	unregister_kprobes(kpo_pair, ARRAY_SIZE(kpo_pair));
 }
 
-/* A registration that must wait for a detour's tasks */
+/* A registration that must wait for the tasks of one or two detours */
 struct kpo_joining {
 	const char *name;
 	int (*join)(struct kprobe *kp);
 	void (*leave)(struct kprobe *kp);
-	int post_hits;
+	bool pair;
 };
 
 static const struct kpo_joining kpo_joinings[] = {
-	{ "register_kprobe", register_kprobe, unregister_kprobe, 1 },
-	{ "register_kprobes", kpo_register_pair, kpo_unregister_pair, 2 },
+	{ "register_kprobe", register_kprobe, unregister_kprobe, false },
+	{ "register_kprobes", kpo_register_pair, kpo_unregister_pair, true },
 };
 
 static void kpo_joining_desc(const struct kpo_joining *j, char *desc)
@@ -2022,17 +2022,27 @@ static int kpo_register_thread(void *data)
 	return 0;
 }
 
+/* Are the addresses of the kprobes @j registers held, kprobe_mutex free? */
+static bool kpo_joining_held(const struct kpo_joining *j, struct kprobe *kp,
+			     struct kprobe *kp2)
+{
+	return kprobe_opt_hold_seen(kp->addr) &&
+	       (!j->pair || kprobe_opt_hold_seen(kp2->addr));
+}
+
 /*
- * The same wait, for kprobes that register_kprobe() or register_kprobes()
- * registers, leaves kprobe_mutex free: this thread holds the wait open
- * with an RCU read-side critical section, and takes the mutex meanwhile.
+ * The same wait, for kprobes that register_kprobe() registers, or
+ * register_kprobes() on two points (one wait for both), leaves
+ * kprobe_mutex free: this thread holds the wait open with an RCU
+ * read-side critical section, and takes the mutex meanwhile.
  */
 static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 {
 	const struct kpo_joining *j = test->param_value;
 	struct kprobe kp = KPO_KPROBE(kpo_target);
+	struct kprobe kp2 = KPO_KPROBE(kpo_target2);
 	struct kprobe joiner = KPO_KPROBE(kpo_target);
-	struct kprobe second = KPO_KPROBE(kpo_target);
+	struct kprobe second = KPO_KPROBE(kpo_target2);
 	struct kpo_change c = { .change = j->join, .kp = &joiner };
 	struct task_struct *thread;
 	bool held_while_free = false;
@@ -2047,12 +2057,15 @@ static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 		kunit_skip(test, "needs two CPUs");
 	if (!kpo_vacated(test, &kp))
 		return;
+	if (j->pair && !kpo_vacated(test, &kp2)) {
+		unregister_kprobe(&kp);
+		return;
+	}
 	atomic_set(&kpo_stop, 0);
 	thread = kthread_create(kpo_register_thread, &c, "kpo_joiner");
 	if (IS_ERR(thread)) {
-		unregister_kprobe(&kp);
 		KUNIT_FAIL(test, "no thread");
-		return;
+		goto out;
 	}
 	kthread_bind(thread, cpumask_any_but(cpu_online_mask,
 					     raw_smp_processor_id()));
@@ -2061,7 +2074,7 @@ static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 	wake_up_process(thread);
 	deadline = ktime_get_ns() + 2 * NSEC_PER_SEC;
 	while (!held_while_free && ktime_get_ns() < deadline) {
-		held_while_free = kprobe_opt_hold_seen(kp.addr);
+		held_while_free = kpo_joining_held(j, &kp, &kp2);
 		cpu_relax();
 	}
 	joined_early = atomic_read(&kpo_stop);
@@ -2074,11 +2087,19 @@ static void kpo_post_handler_waits_without_mutex(struct kunit *test)
 	kthread_stop(thread);
 	KUNIT_EXPECT_EQ(test, c.ret, 0);
 	KUNIT_EXPECT_FALSE(test, kp.point->opt_vacating);
+	if (j->pair)
+		KUNIT_EXPECT_FALSE(test, kp2.point->opt_vacating);
 	if (!c.ret) {
 		KUNIT_EXPECT_EQ(test, kpo_target(1, 0), 8L);
-		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits), j->post_hits);
+		if (j->pair)
+			KUNIT_EXPECT_EQ(test, kpo_target2(1, 0), 12L);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo.post_hits),
+				j->pair ? 2 : 1);
 		j->leave(&joiner);
 	}
+out:
+	if (j->pair)
+		unregister_kprobe(&kp2);
 	unregister_kprobe(&kp);
 }
 
