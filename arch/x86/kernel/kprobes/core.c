@@ -707,12 +707,15 @@ static unsigned int x86_nr_pokes;
  * moment the text changed, and copes with a trap on either side of it:
  * so a change that puts an int3 is told once no CPU can run the old bytes
  * (after the sync), one that lifts it while every CPU still traps (before
- * the write), as text_poke_bp() does for its own.
+ * the write), as text_poke_bp() does for its own.  Nothing to do, and no
+ * walk of the queue, where no perf event wants the records.
  */
 static void x86_tell_perf(bool lifting)
 {
 	unsigned int i;
 
+	if (!perf_event_text_poke_wanted())
+		return;
 	for (i = 0; i < x86_nr_pokes; i++) {
 		const struct x86_poke *poke = &x86_pokes[i];
 
