@@ -4,7 +4,10 @@
 #
 #   harness/guest/*.c       static programs (the consumers of kprobes),
 #                           DEST/bin/NAME; cached in $CACHE/guest/$ARCH and
-#                           rebuilt when a source is newer;
+#                           rebuilt when their source (with guest.h)
+#                           differs from the one they were built from: by
+#                           content, not time, as checkouts of other
+#                           commits share the cache;
 #   harness/guest/ARCH/*.S  static programs without libc, DEST/NAME, and
 #                           beside each NAME.offsets: "SYMBOL 0xOFFSET" for
 #                           its global symbols, the file offsets
@@ -33,9 +36,12 @@ mkdir -p "$out"
 for c in "$src"/*.c; do
 	[ -e "$c" ] || continue
 	bin=$out/$(basename "$c" .c)
-	if [ ! -x "$bin" ] || [ "$c" -nt "$bin" ] || [ "$src/guest.h" -nt "$bin" ]; then
+	sum=$(cat "$c" "$src/guest.h" | sha256sum | cut -d' ' -f1)
+	if [ ! -x "$bin" ] || [ "$(cat "$bin.sum" 2>/dev/null)" != "$sum" ]; then
+		rm -f "$bin.sum"
 		"${cross}gcc" -static -O2 -Wall -Wextra -Werror -o "$bin" "$c" ||
 			die "cannot build $c for $ARCH (make deps: libc6-dev-arm64-cross)"
+		echo "$sum" > "$bin.sum"
 	fi
 	cp "$bin" "$dest/bin/"
 done
