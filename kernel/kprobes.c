@@ -1247,7 +1247,7 @@ int kprobe_resolve(struct kprobe *p, kprobe_opcode_t **addr,
 				   on_func_entry);
 }
 
-/* register_kprobes(), ending @hold (if any) before kprobe_mutex is dropped */
+/* register_kprobes() of checked arguments, ending @hold (if any) in its lock */
 static int __register_kprobes(struct kprobe **kps, int num,
 			      struct kprobe_opt_hold *hold)
 {
@@ -1255,8 +1255,6 @@ static int __register_kprobes(struct kprobe **kps, int num,
 	bool on_func_entry;
 	int i, ret = 0;
 
-	if (!kps || num <= 0 || !kprobes_initialized)
-		return -EINVAL;
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num && !ret; i++) {
 		ret = kps[i] ? kprobe_resolve(kps[i], &addr, &on_func_entry) :
@@ -1298,8 +1296,7 @@ static kprobe_opcode_t **kprobe_post_handler_addrs(struct kprobe **kps,
 	bool on_func_entry;
 	int i;
 
-	if (!IS_ENABLED(CONFIG_OPTPROBES) || !kps || num <= 0 ||
-	    !kprobes_initialized)
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
 		return NULL;
 	for (i = 0; i < num; i++)
 		count += kprobe_wants_post_handler(kps[i]);
@@ -1561,7 +1558,9 @@ int register_kprobes(struct kprobe **kps, int num)
 	unsigned int nr;
 	int ret;
 
-	/* See kprobe_opt_hold_begin_many(); a bad request fails below. */
+	if (!kps || num <= 0 || !kprobes_initialized)
+		return -EINVAL;
+	/* See kprobe_opt_hold_begin_many(); a bad kprobe fails below. */
 	addrs = kprobe_post_handler_addrs(kps, num, &one, &nr);
 	if (!addrs)
 		return __register_kprobes(kps, num, NULL);

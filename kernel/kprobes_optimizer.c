@@ -393,11 +393,11 @@ void kprobe_opt_hold_begin(struct kprobe_opt_hold *hold,
 }
 
 /**
- * kprobe_opt_hold_end_locked() - end a kprobe_opt_hold_begin()
+ * kprobe_opt_hold_end_locked() - end a kprobe_opt_hold_begin_many()
  * @hold: the hold
  *
- * The point at the address may be optimized again, if its kprobes allow
- * (the one the hold was for failed to register, or is disabled).
+ * The points at its addresses may be optimized again, if their kprobes
+ * allow (one the hold was for failed to register, or is disabled).
  *
  * Context: kprobe_mutex held.
  */
