@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Private interface between the parts of the kprobes core: registration
- * and hit dispatch (kprobes.c), the blacklist (kprobes_blacklist.c), the
- * instruction slot cache (kprobes_slots.c) and debugfs (kprobes_debugfs.c).
+ * and hit dispatch (kprobes.c), the text probes live in (kprobes_text.c),
+ * the blacklist (kprobes_blacklist.c), the instruction slot cache
+ * (kprobes_slots.c) and debugfs (kprobes_debugfs.c).
  */
 #ifndef _KERNEL_KPROBES_INTERNAL_H
 #define _KERNEL_KPROBES_INTERNAL_H
@@ -75,6 +76,8 @@ int register_kprobe_locked(struct kprobe *p, kprobe_opcode_t *addr,
 			   bool on_func_entry);
 void unregister_kprobe_locked(struct kprobe *p, struct list_head *jumps);
 int kprobe_point_update_locked(struct kprobe_point *kpp);
+int __kprobe_point_update_locked(struct kprobe_point *kpp,
+				 struct list_head *jumps);
 void kprobe_points_drop_jumps_locked(struct list_head *jumps);
 void kprobes_commit_locked(void);
 void kprobes_synchronize(void);
@@ -85,6 +88,13 @@ void kprobe_forget_unregistered(struct kprobe *p, bool earlier_in_batch);
 void kprobe_unregister_done(struct kprobe *p);
 void kprobe_points_destroy(struct list_head *to_free);
 char *kprobe_sprint_where(const void *addr, gfp_t gfp);
+
+/* The text probes live in (kprobes_text.c) */
+int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *symbol_name,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry);
+int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp);
+int kprobes_watch_modules(void);
 
 /**
  * struct kprobe_blacklist_entry - a range of text that must not be probed
