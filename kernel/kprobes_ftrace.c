@@ -97,13 +97,19 @@ static struct ftrace_ops *kprobe_ftrace_ops_of(bool ipmodify)
 	return ipmodify ? &kprobe_ipmodify_ops : &kprobe_ftrace_ops;
 }
 
-/* Put @ip in the filter of one ftrace_ops, registered with its first point */
+/*
+ * Put @ip in the filter of one ftrace_ops, registered with its first
+ * point.  The first point's address replaces whatever the filter held: an
+ * address whose removal failed must not come back with the ops (claiming
+ * the instruction pointer of a function nothing probes, or refusing the
+ * registration because another user claims it).
+ */
 static int kprobe_ftrace_add_locked(unsigned long ip, bool ipmodify)
 {
 	struct ftrace_ops *ops = kprobe_ftrace_ops_of(ipmodify);
 	int ret;
 
-	ret = ftrace_set_filter_ip(ops, ip, 0, 0);
+	ret = ftrace_set_filter_ip(ops, ip, 0, !kprobe_ftrace_users[ipmodify]);
 	if (ret)
 		return ret;
 	if (!kprobe_ftrace_users[ipmodify]) {
@@ -122,8 +128,10 @@ static int kprobe_ftrace_add_locked(unsigned long ip, bool ipmodify)
  * point.  Neither fails but where ftrace shut itself down (-ENODEV), which
  * it has reported already; an ops that could not be unregistered keeps
  * its last address, as its filter must never be empty while in use.
- * Should a removal fail otherwise (-ENOMEM), the handler still calls
- * nothing for that ops: see kprobe_ftrace_serves().
+ * Should a removal fail otherwise (-ENOMEM), ftrace goes on calling the
+ * handler there for nothing: it finds no point, or one that no longer
+ * has kprobes to run (see kprobe_ftrace_serves()); and the first point
+ * of the next registration of the ops resets its filter.
  */
 static void kprobe_ftrace_remove_locked(unsigned long ip, bool ipmodify)
 {
