@@ -507,7 +507,7 @@ static bool kprobe_point_wants_armed(struct kprobe_point *kpp)
 	struct kprobe *p;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (kpp->gone || kprobes_all_disarmed)
+	if (kpp->text_going || kprobes_all_disarmed)
 		return false;
 	list_for_each_entry(p, &kpp->probes, list) {
 		if (!kprobe_disabled(p))
@@ -621,11 +621,11 @@ static void kprobe_point_update_dispatch_locked(struct kprobe_point *kpp)
 		pre &= !!p->pre_handler;
 	}
 	WRITE_ONCE(kpp->post, post);
-	if (enabled != 1 || kpp->gone || !pre)
+	if (enabled != 1 || kpp->text_going || !pre)
 		solo = NULL;
 	old = rcu_dereference_protected(kpp->many,
 					lockdep_is_held(&kprobe_mutex));
-	if (!solo && enabled && pre && !kpp->gone) {
+	if (!solo && enabled && pre && !kpp->text_going) {
 		/* Most updates change nothing here (arming, jumps). */
 		if (old && kprobe_dispatch_is_current(old, kpp))
 			many = old;

@@ -173,7 +173,7 @@ static bool kprobe_opt_wanted(struct kprobe_point *kpp)
 	struct kprobe *p;
 
 	if (!sysctl_kprobes_optimization || !kpp->armed || kpp->ftrace ||
-	    kpp->gone || kpp->opt_refused || !kpp->opt_len)
+	    kpp->text_going || kpp->opt_refused || !kpp->opt_len)
 		return false;
 	list_for_each_entry(p, &kpp->probes, list) {
 		if (!kprobe_disabled(p) && p->post_handler)

@@ -11,7 +11,7 @@
  *
  * Text that goes away (module unload, module and kernel init text):
  * kprobes_kill_range_locked() disarms its points while the text is still
- * there, and marks them and their kprobes gone.  A gone point stays hashed
+ * there, then marks them and their kprobes gone.  A gone point stays hashed
  * for its kprobes to be found and unregistered; lookups for a hit or a
  * new registration skip it, as new text may come at the same address.
  *
@@ -239,16 +239,28 @@ int kprobe_check_addr(kprobe_opcode_t *addr, struct module **modp)
 static void kprobe_point_kill_locked(struct kprobe_point *kpp,
 				     struct list_head *jumps)
 {
-	struct kprobe *p;
-
 	lockdep_assert_held(&kprobe_mutex);
-	if (kpp->gone)
+	if (kpp->text_going)
 		return;
 	/* For kprobes/list: kallsyms forgets the symbol with the text. */
 	kpp->gone_where = kprobe_sprint_where(kpp->addr,
 					      GFP_KERNEL | __GFP_NOWARN);
-	WRITE_ONCE(kpp->gone, true);
+	kpp->text_going = true;
 	__kprobe_point_update_locked(kpp, jumps);
+}
+
+/*
+ * Hide a killed point from lookups, once its breakpoint is gone from every
+ * CPU's view: a CPU that trapped on it before must still find the point,
+ * or it would take the trap for someone else's (see "Retirement" in
+ * kprobes.c).
+ */
+static void kprobe_point_bury_locked(struct kprobe_point *kpp)
+{
+	struct kprobe *p;
+
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(kpp->gone, true);
 	list_for_each_entry(p, &kpp->probes, list)
 		WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_GONE);
 }
@@ -260,13 +272,18 @@ static void kprobes_kill_range_locked(bool (*match)(unsigned long addr,
 	LIST_HEAD(jumps);
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* 1. Disarm: jumps first, then every breakpoint, at one commit */
 	list_for_each_entry(kpp, &kprobe_points, node) {
 		if (match((unsigned long)kpp->addr, arg))
 			kprobe_point_kill_locked(kpp, &jumps);
 	}
 	kprobe_points_drop_jumps_locked(&jumps);
-	/* Before the text goes */
 	kprobes_commit_locked();
+	/* 2. Before the text goes, and after no CPU can trap on it */
+	list_for_each_entry(kpp, &kprobe_points, node) {
+		if (kpp->text_going && !kpp->gone)
+			kprobe_point_bury_locked(kpp);
+	}
 }
 
 static bool kprobe_in_module(unsigned long addr, void *mod)

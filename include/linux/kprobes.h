@@ -216,9 +216,12 @@ enum kprobe_ftrace_ops {
  *	not by a breakpoint (immutable)
  * @ftrace_ops: which of kprobes' two ftrace_ops serves the point's hits,
  *	&enum kprobe_ftrace_ops (kprobe_mutex; read locklessly by the hit path)
- * @gone: the text under @addr was freed; the point stays hashed so that
- *	its kprobes can be found, but never matches a hit (kprobe_mutex;
- *	read locklessly by the hit path)
+ * @text_going: the text under @addr is about to be freed: the point is
+ *	never armed, optimized or dispatched to again (kprobe_mutex)
+ * @gone: the text under @addr is being or was freed, and no CPU can trap
+ *	on the point any more; it stays hashed so that its kprobes can be
+ *	found, but never matches a hit (kprobe_mutex; read locklessly by the
+ *	hit path)
  * @retired: unhashed, waiting to be freed (kprobe_mutex)
  * @solo: the kprobe a hit runs without walking @probes: set when exactly
  *	one kprobe of the point is enabled and it has a pre_handler, else
@@ -260,6 +263,7 @@ struct kprobe_point {
 	bool armed;
 	bool ftrace;
 	u8 ftrace_ops;
+	bool text_going;
 	bool gone;
 	bool retired;
 	bool post;
