@@ -537,6 +537,9 @@ static void kpt_register_refused_symbol(struct kunit *test)
 static const char * const kpt_refused_copies[] = {
 #ifdef CONFIG_ARM64
 	"arch_irqs_disabled_flags",
+	/* opt.o calls its copy before kprobe_opt_hit() tells a nested hit */
+	"arch_local_irq_save",
+	"arch_local_irq_restore",
 #endif
 	"rcu_is_watching",
 };

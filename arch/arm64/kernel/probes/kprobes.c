@@ -289,6 +289,17 @@ int arch_populate_kprobe_blacklist(void)
 		 */
 		"arch_local_save_flags", "arch_irqs_disabled_flags",
 		"arch_irqs_disabled",
+		/*
+		 * The detour's C half (opt.c) masks interrupts, and with
+		 * software PAN switches TTBR0, before kprobe_opt_hit() can
+		 * tell a nested hit; these are as inline as the above, and
+		 * GCC makes opt.o and kretprobes.o copies of the first.  A
+		 * detour on a copy that the detour calls would call itself
+		 * until the stack overflowed.
+		 */
+		"arch_local_irq_save", "arch_local_irq_restore",
+		"arch_local_irq_disable", "arch_local_irq_enable",
+		"__uaccess_ttbr0_disable", "__uaccess_ttbr0_enable",
 	};
 	unsigned long addr, size, offset;
 	int i, ret = 0;
