@@ -49,6 +49,14 @@
  * give-back would.  So a call only misses when calls come in faster
  * than the pool grows, or when the limit is reached.
  *
+ * A CPU on its way offline runs its irq_work list for the last time in
+ * smpcfd_dying_cpu(), early in the dying phase, and entry hits still come
+ * after it (hotplug callbacks, the way into the idle loop).  An irq_work
+ * queued there would stay pending until the CPU came back, and
+ * irq_work_sync() in unregister_kretprobe() spin until then; nor may an
+ * entry hit hand it to another CPU (it runs as an NMI, which may not send
+ * IPIs).  So such a CPU asks for no growth: it takes what it finds.
+ *
  * Lifetime: instances outlive unregister_kretprobe().  Unregistration
  * removes the entry probe, then detaches the pool from the kretprobe
  * (pool->rp = NULL) and waits for a grace period: from then on a returning
@@ -80,6 +88,7 @@
 
 #define pr_fmt(fmt) "kretprobes: " fmt
 
+#include <linux/cpumask.h>
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -134,6 +143,24 @@ static void kretprobe_pool_release_irq_work(struct irq_work *work)
 	kretprobe_pool_release(container_of(work, struct kretprobe_pool,
 					    release_irq_work));
 }
+
+/*
+ * Step 3, from the hit path: a give-back may come in an NMI, where
+ * call_rcu() may not be used, so through an irq_work; on a CPU going
+ * offline (see "Growth"), another CPU's.  From an NMI there, it stays on
+ * that CPU, and the pool is only freed when the CPU runs its irq_work
+ * again.
+ */
+static void kretprobe_pool_release_later(struct kretprobe_pool *pool)
+{
+	if (likely(cpu_online(raw_smp_processor_id())) || in_nmi())
+		irq_work_queue(&pool->release_irq_work);
+	else
+		irq_work_queue_on(&pool->release_irq_work,
+				  cpumask_any(cpu_online_mask));
+}
+
+NOKPROBE_SYMBOL(kretprobe_pool_release_later);
 
 /*
  * Add @nr instances to @pool: to this CPU's list, or dealt out over the
@@ -226,13 +253,15 @@ static void kretprobe_pool_grow_irq_work(struct irq_work *work)
 }
 
 /*
- * Ask for more instances, from the hit path.  Out of line: inlined, its
- * rare work cost the entry handler a stack slot on every hit.
+ * Ask for more instances, from the hit path; not on a CPU going offline
+ * (see "Growth").  Out of line: inlined, its rare work cost the entry
+ * handler a stack slot on every hit.
  */
 static noinline void kretprobe_pool_want_more(struct kretprobe_pool *pool)
 {
 	if (READ_ONCE(pool->nr_instances) < pool->limit &&
-	    time_after_eq(jiffies, READ_ONCE(pool->grow_after)))
+	    time_after_eq(jiffies, READ_ONCE(pool->grow_after)) &&
+	    cpu_online(raw_smp_processor_id()))
 		irq_work_queue(&pool->grow_irq_work);
 }
 
@@ -399,7 +428,7 @@ static nokprobe_inline void __kretprobe_pool_put(struct kretprobe_instance *ri,
 		return;
 	}
 	if (atomic_dec_and_test(&pool->refs))
-		irq_work_queue(&pool->release_irq_work);
+		kretprobe_pool_release_later(pool);
 }
 
 /* Give an instance back; context as __kretprobe_pool_put() */

@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
@@ -801,6 +802,55 @@ static void kpt_kretprobe_pool_grows(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpt_rp.bad_values), 0);
 }
 
+/* Entries on a CPU that is going offline */
+static atomic_t kpt_rp_dying_entries;
+
+static int kpt_rp_count_dying(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	if (!cpu_online(smp_processor_id()))
+		atomic_inc(&kpt_rp_dying_entries);
+	return 0;
+}
+
+/*
+ * rcutree_dying_cpu() runs on a CPU going offline after the last run of
+ * its irq_work list (smpcfd_dying_cpu()).  With one instance, its entry
+ * there finds the CPU's list empty, which elsewhere asks for growth: no
+ * request may be left pending on that CPU (unregister_kretprobe() would
+ * spin in irq_work_sync() until the CPU came back).
+ */
+static void kpt_kretprobe_grows_from_dying_cpu(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "rcutree_dying_cpu",
+		.entry_handler = kpt_rp_count_dying,
+		.handler = kpt_rp_return,
+		.maxactive = 1,
+	};
+	unsigned long deadline;
+	int cpu = cpumask_last(cpu_online_mask);
+	bool pending;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || !cpu)
+		kunit_skip(test, "needs a CPU to take offline");
+	atomic_set(&kpt_rp_dying_entries, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (remove_cpu(cpu)) {
+		unregister_kretprobe(&rp);
+		kunit_skip(test, "CPU %d cannot go offline", cpu);
+	}
+	deadline = jiffies + 10 * HZ;
+	while ((pending = irq_work_is_pending(&rp.pool->grow_irq_work)) &&
+	       time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(1);
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&kpt_rp_dying_entries), 0);
+	KUNIT_EXPECT_FALSE(test, pending);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
 /* Called on any CPU, returns on @cpu */
 static noinline __noipa int kpt_rp_return_on(int cpu)
 {
@@ -999,6 +1049,7 @@ static struct kunit_case kretprobes_testcases[] = {
 	KUNIT_CASE(kpt_kretprobe_maxactive_exhausted),
 	KUNIT_CASE(kpt_kretprobe_pool_grows),
 	KUNIT_CASE(kpt_kretprobe_pool_stays_for_migrations),
+	KUNIT_CASE(kpt_kretprobe_grows_from_dying_cpu),
 	KUNIT_CASE(kpt_kretprobe_unregister_while_active),
 	KUNIT_CASE(kpt_kretprobe_task_exits_inside),
 	KUNIT_CASE(kpt_kretprobe_all_cpus),
