@@ -58,6 +58,7 @@ static struct {
 	bool preemptible;
 	bool faults_fail;	/* a fault would fail, not sleep */
 	u64 pstate_after;	/* arm64: kpo_filled_hit()'s fields behind it */
+	unsigned long handler_flags;	/* x86: EFLAGS in the handler */
 } kpo;
 
 static int kpo_init(struct kunit *test)
@@ -125,6 +126,24 @@ KPO_ASM(kpo_target,
 	"	mov %rsp, %rbp\n"
 	"	lea 7(%rdi), %rax\n"
 	"	pop %rbp\n"
+	KPO_RET);
+
+/*
+ * a + 7 with the direction flag set, probed behind the std; + 0x400 if DF
+ * is still set behind the region.
+ */
+kpo_asm_fn kpo_target_df;
+KPO_ASM(kpo_target_df,
+	"	std\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	lea 7(%rdi), %rax\n"
+	"	pop %rbp\n"
+	"	pushf\n"
+	"	pop %rdx\n"
+	"	cld\n"
+	"	and $0x400, %edx\n"
+	"	add %rdx, %rax\n"
 	KPO_RET);
 
 /* The same shape, for a second point: a + 11 */
@@ -909,6 +928,39 @@ static void kpo_relocated_region(struct kunit *test)
 	unregister_kprobe(&b);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+}
+
+static int kpo_pre_flags(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpo.hits);
+	if (kpo_in_exception())
+		atomic_inc(&kpo.trapped);
+	kpo.regs = *regs;
+	kpo.handler_flags = native_save_fl();
+	return 0;
+}
+
+/*
+ * Where the probed code runs with the direction flag set, the handlers run
+ * with it clear, as the C they are written in requires and as on a
+ * breakpoint hit; they see it set in regs->flags, and the probed code gets
+ * it back.
+ */
+static void kpo_handlers_run_with_df_clear(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = kpo_at(kpo_target_df, KPO_PROBE + 1),
+		.pre_handler = kpo_pre_flags,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpo_target_df(1, 0), 0x408L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	KUNIT_EXPECT_TRUE(test, kpo.regs.flags & X86_EFLAGS_DF);
+	KUNIT_EXPECT_FALSE(test, kpo.handler_flags & X86_EFLAGS_DF);
+	unregister_kprobe(&kp);
 }
 #endif /* CONFIG_X86_64 */
 
@@ -2111,6 +2163,7 @@ static struct kunit_case kpo_cases[] = {
 	KUNIT_CASE(kpo_pre_handler_redirects),
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kpo_relocated_region),
+	KUNIT_CASE(kpo_handlers_run_with_df_clear),
 #endif
 #ifdef CONFIG_ARM64
 	KUNIT_CASE(kpo_pre_handler_moves_sp),

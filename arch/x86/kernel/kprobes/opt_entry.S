@@ -9,10 +9,11 @@
  *
  *   1. saves the registers as a struct pt_regs, as an exception would,
  *      and masks interrupts, as the breakpoint exception does (the
- *      kretprobe pool relies on it; popfq gives the flags back).  It
- *      leaves EFLAGS.AC alone, where the exception's entry clears it: a
- *      clac would cost every hit, and only matters to a handler's stray
- *      user access between stac() and clac();
+ *      kretprobe pool relies on it); clears EFLAGS.DF, which the C of the
+ *      handlers takes to be clear (probed code may run with it set,
+ *      between std and cld), and EFLAGS.AC, which would let a handler's
+ *      stray user access past SMAP, as the exception's entry does.
+ *      popfq gives all three back;
  *   2. calls kprobe_opt_callback(), which fills in regs->ip as a
  *      breakpoint hit would have it (regs->sp is already) and runs the
  *      pre_handlers;
@@ -34,6 +35,7 @@
 #include <asm/nospec-branch.h>
 #include <asm/ptrace-abi.h>
 #include <asm/segment.h>
+#include <asm/smap.h>
 #include <asm/unwind_hints.h>
 
 	.text
@@ -75,6 +77,8 @@ SYM_CODE_START(kprobe_opt_entry)
 	pushq	%rsp
 	pushfq
 	cli
+	cld
+	ASM_CLAC
 	/* regs->sp: the probed code's, above the return address and ss */
 	addq	$16, 8(%rsp)
 	pushq	$__KERNEL_CS
