@@ -5,8 +5,14 @@
  * Sources: every NOKPROBE_SYMBOL() of the kernel and of loaded modules,
  * the .kprobes.text and .noinstr.text sections (kernel and modules), what
  * the architecture adds (its entry code, for one), the functions of other
- * subsystems the breakpoint path calls (kprobe_blacklist_callees), and the
- * copies the compiler made of all these.
+ * subsystems the breakpoint path calls (kprobe_blacklist_callees), the
+ * copies the compiler made of all these, and static call trampolines.
+ *
+ * Static call trampolines (x86: __SCT__<name>, a jmp or a ret, in the
+ * kernel and in modules that define static calls, such as their
+ * tracepoints) belong to static_call_update(), which rewrites them and
+ * BUG()s on what it does not recognize there: a breakpoint.  The same
+ * scan of the symbol table finds them.
  *
  * Compiler-made copies
  * --------------------
@@ -35,6 +41,8 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/static_call_types.h>
+#include <linux/string.h>
 #include <asm/sections.h>
 
 #include "kprobes_internal.h"
@@ -135,12 +143,14 @@ struct kprobe_copies {
  * @mod: the module scanned, or NULL for the kernel
  * @found: the copies found, sorted by hash after the first pass
  * @cold: the kernel's cold parts, by the hash of their function's name
+ * @tramps: static call trampolines (only @addr is used)
  * @err: -ENOMEM if the first pass ran out of memory
  */
 struct kprobe_copy_scan {
 	struct module *mod;
 	struct kprobe_copies found;
 	struct kprobe_copies cold;
+	struct kprobe_copies tramps;
 	int err;
 };
 
@@ -204,6 +214,10 @@ static int kprobe_collect_copy(void *data, const char *name,
 	bool copy;
 	u64 hash;
 
+	if (str_has_prefix(name, STATIC_CALL_TRAMP_PREFIX_STR) &&
+	    kprobe_scan_wants(scan, mod, addr) &&
+	    kprobe_copies_add(&scan->tramps, 0, addr))
+		scan->err = -ENOMEM;
 	hash = kprobe_base_name_hash(name, &copy);
 	if (!copy || !kprobe_scan_wants(scan, mod, addr))
 		return 0;
@@ -247,7 +261,10 @@ static int kprobe_mark_copies(void *data, const char *name,
 	return 0;
 }
 
-/* Blacklist the copies of blacklisted functions in @mod (NULL: the kernel). */
+/*
+ * Blacklist the copies of blacklisted functions, and the static call
+ * trampolines, in @mod (NULL: the kernel).
+ */
 static void kprobe_blacklist_add_copies(struct module *mod)
 {
 	struct kprobe_copy_scan scan = { .mod = mod };
@@ -259,6 +276,12 @@ static void kprobe_blacklist_add_copies(struct module *mod)
 		kallsyms_on_each_symbol(kprobe_collect_copy, &scan);
 	if (scan.err)
 		pr_warn("out of memory: copies of blacklisted functions stay probeable\n");
+	for (i = 0; i < scan.tramps.nr; i++) {
+		if (kprobe_blacklist_add_symbol(scan.tramps.copies[i].addr) == -ENOMEM)
+			pr_warn("out of memory for blacklist entry %ps\n",
+				(void *)scan.tramps.copies[i].addr);
+	}
+	kfree(scan.tramps.copies);
 	if (!mod && !scan.err) {
 		sort(scan.cold.copies, scan.cold.nr, sizeof(*scan.cold.copies),
 		     kprobe_copy_cmp, NULL);

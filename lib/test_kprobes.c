@@ -32,6 +32,8 @@
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/static_call_types.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #ifdef CONFIG_X86
@@ -599,8 +601,53 @@ static void kpt_register_refused_copies(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, c.probed, 0, "%d of %d copies of %s probeable",
 			    c.probed, c.found, c.name);
 }
+
+static int kpt_check_static_call_tramp(void *data, const char *name,
+				       struct module *mod, unsigned long addr)
+{
+	struct kpt_copies *c = data;
+	struct kprobe kp = {
+		.pre_handler = kpt_pre_count,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+
+	if (mod || !str_has_prefix(name, STATIC_CALL_TRAMP_PREFIX_STR))
+		return 0;
+	c->found++;
+	kp.addr = (kprobe_opcode_t *)addr;
+	if (register_kprobe(&kp) == 0) {
+		unregister_kprobe(&kp);
+		if (c->probed < ARRAY_SIZE(c->addrs))
+			c->addrs[c->probed] = addr;
+		c->probed++;
+	}
+	return 0;
+}
+
+/*
+ * Static call trampolines are static_call_update()'s, which BUG()s on a
+ * breakpoint it finds in one: every one of them is refused.
+ */
+static void kpt_register_refused_static_call_tramps(struct kunit *test)
+{
+	struct kpt_copies c = { .name = STATIC_CALL_TRAMP_PREFIX_STR };
+	int i;
+
+	kallsyms_on_each_symbol(kpt_check_static_call_tramp, &c);
+	if (!c.found)
+		kunit_skip(test, "no static call trampoline in this kernel");
+	for (i = 0; i < min_t(int, c.probed, ARRAY_SIZE(c.addrs)); i++)
+		kunit_info(test, "%pS took a kprobe\n", (void *)c.addrs[i]);
+	KUNIT_EXPECT_EQ_MSG(test, c.probed, 0, "%d of %d trampolines probeable",
+			    c.probed, c.found);
+}
 #else
 static void kpt_register_refused_copies(struct kunit *test)
+{
+	kunit_skip(test, "needs the test built in");
+}
+
+static void kpt_register_refused_static_call_tramps(struct kunit *test)
 {
 	kunit_skip(test, "needs the test built in");
 }
@@ -2427,6 +2474,7 @@ static struct kunit_case kprobes_testcases[] = {
 	KUNIT_CASE(kpt_only_disabled_flag_taken),
 	KUNIT_CASE_PARAM(kpt_register_refused_symbol, kpt_refused_gen_params),
 	KUNIT_CASE_PARAM(kpt_register_refused_copies, kpt_refused_copy_gen_params),
+	KUNIT_CASE(kpt_register_refused_static_call_tramps),
 	KUNIT_CASE(kpt_register_non_text),
 	KUNIT_CASE(kpt_register_jump_label_site),
 	KUNIT_CASE(kpt_jump_label_index),
