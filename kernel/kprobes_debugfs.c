@@ -169,6 +169,7 @@ static const char * const kprobe_opt_refusal_names[] = {
 	[KPROBE_OPT_INDIRECT_JUMP]	= "indirect_jump",
 	[KPROBE_OPT_RESERVED]		= "reserved",
 	[KPROBE_OPT_NO_DETOUR]		= "no_detour",
+	[KPROBE_OPT_IDLE]		= "idle",
 };
 
 /* Why the optimizer left @kpp on its breakpoint, if it looked and refused */

@@ -15,7 +15,8 @@
  *   NONE --(wanted: kprobe_opt_update_locked)--> QUEUED
  *	The point is armed, is not served by ftrace, none of its enabled
  *	kprobes has a post_handler, no other point lies in its region or has
- *	it in its region, the sysctl is on, and the arch has not refused it.
+ *	it in its region, the sysctl is on, it is not in the idle loop's text
+ *	(KPROBE_OPT_IDLE), and the arch has not refused it.
  *	The optimizer work runs after a short delay, so that the points
  *	registered together are optimized together.
  *
@@ -63,6 +64,7 @@
 #define pr_fmt(fmt) "kprobes: " fmt
 
 #include <linux/bsearch.h>
+#include <linux/cpu.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/rcupdate.h>
@@ -494,6 +496,10 @@ void kprobe_opt_init_point(struct kprobe_point *kpp)
 	kpp->opt_back = min_t(unsigned long, offset, KPROBE_OPT_MAX_LEN - 1);
 	if (kpp->ftrace)
 		return;
+	if (cpu_in_idle((unsigned long)kpp->addr)) {
+		kpp->opt_refused = KPROBE_OPT_IDLE;
+		return;
+	}
 	len = arch_kprobe_opt_region_len(kpp);
 	if (len > 0 && len <= KPROBE_OPT_MAX_LEN)
 		kpp->opt_len = len;

@@ -106,8 +106,8 @@ typedef long kpo_asm_fn(long a, long b);
  * long name(long a, long b): ENDBR, then @insns.  The probes go at
  * KPO_PROBE, the first instruction behind the ENDBR.
  */
-#define KPO_ASM(name, insns)						\
-	asm(".pushsection .text\n"					\
+#define KPO_ASM_IN(section, name, insns)				\
+	asm(".pushsection " section ", \"ax\"\n"			\
 	    ".type " #name ", @function\n"				\
 	    ".balign 16\n"						\
 	    #name ":\n"							\
@@ -115,6 +115,7 @@ typedef long kpo_asm_fn(long a, long b);
 	    insns							\
 	    ".size " #name ", .-" #name "\n"				\
 	    ".popsection\n")
+#define KPO_ASM(name, insns)	KPO_ASM_IN(".text", name, insns)
 #define KPO_PROBE	4
 
 #define KPO_RET		"	" ASM_RET
@@ -145,6 +146,15 @@ KPO_ASM(kpo_target_df,
 	"	and $0x400, %edx\n"
 	"	add %rdx, %rax\n"
 	KPO_RET);
+
+/* kpo_target()'s shape in the idle loop's text: a + 7 */
+kpo_asm_fn kpo_idle;
+KPO_ASM_IN(".cpuidle.text", kpo_idle,
+	   "	push %rbp\n"
+	   "	mov %rsp, %rbp\n"
+	   "	lea 7(%rdi), %rax\n"
+	   "	pop %rbp\n"
+	   KPO_RET);
 
 /* The same shape, for a second point: a + 11 */
 kpo_asm_fn kpo_target2;
@@ -350,14 +360,15 @@ KPO_ASM(kpo_fentry,
 
 #ifdef CONFIG_ARM64
 /* long name(long a, long b): @insns.  The probes go KPO_PROBE bytes in. */
-#define KPO_ASM(name, insns)						\
-	asm(".pushsection .text\n"					\
+#define KPO_ASM_IN(section, name, insns)				\
+	asm(".pushsection " section ", \"ax\"\n"			\
 	    ".type " #name ", %function\n"				\
 	    ".balign 16\n"						\
 	    #name ":\n"							\
 	    insns							\
 	    ".size " #name ", .-" #name "\n"				\
 	    ".popsection\n")
+#define KPO_ASM(name, insns)	KPO_ASM_IN(".text", name, insns)
 #define KPO_PROBE	0
 
 /* A function with a frame: a + 7; the probe replaces the stp */
@@ -368,6 +379,15 @@ KPO_ASM(kpo_target,
 	"	add x0, x0, #7\n"
 	"	ldp x29, x30, [sp], #16\n"
 	"	ret\n");
+
+/* kpo_target() in the idle loop's text: a + 7 */
+kpo_asm_fn kpo_idle;
+KPO_ASM_IN(".cpuidle.text", kpo_idle,
+	   "	stp x29, x30, [sp, #-16]!\n"
+	   "	mov x29, sp\n"
+	   "	add x0, x0, #7\n"
+	   "	ldp x29, x30, [sp], #16\n"
+	   "	ret\n");
 
 /* The same shape, for a second point: a + 11 */
 kpo_asm_fn kpo_target2;
@@ -1493,6 +1513,9 @@ static const struct kpo_refusal kpo_refusals[] = {
 #ifdef CONFIG_ARM64
 	{ "extable_entry", kpo_extable, KPO_PROBE, KPROBE_OPT_EXTABLE },
 #endif
+	/* Only the kernel's own .cpuidle.text is the idle loop's */
+	{ "idle_text", KPT_BUILTIN ? kpo_idle : NULL, KPO_PROBE,
+	  KPROBE_OPT_IDLE, true },
 };
 
 static void kpo_refusal_desc(const struct kpo_refusal *r, char *desc)

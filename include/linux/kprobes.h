@@ -173,6 +173,10 @@ enum kprobe_opt_state {
  * @KPROBE_OPT_RESERVED: the region overlaps text another subsystem
  *	patches (jump label, static call, alternatives, ftrace) or a BUG site
  * @KPROBE_OPT_NO_DETOUR: no memory for a detour within reach
+ * @KPROBE_OPT_IDLE: the point is in the idle loop's text (cpu_in_idle()),
+ *	which may run with interrupts on while RCU does not watch, nor
+ *	RCU-tasks wait for the idle task: no grace period would tell that a
+ *	CPU has left the region or the detour
  */
 enum kprobe_opt_refusal {
 	KPROBE_OPT_UNTRIED,
@@ -183,6 +187,7 @@ enum kprobe_opt_refusal {
 	KPROBE_OPT_INDIRECT_JUMP,
 	KPROBE_OPT_RESERVED,
 	KPROBE_OPT_NO_DETOUR,
+	KPROBE_OPT_IDLE,
 };
 
 /**
