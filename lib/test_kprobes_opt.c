@@ -156,6 +156,13 @@ KPO_ASM_IN(".cpuidle.text", kpo_idle,
 	   "	pop %rbp\n"
 	   KPO_RET);
 
+/* What kpo_pre_calls() emulates a call to: counts, clobbers nothing */
+static int kpo_emulated_calls __used;
+kpo_asm_fn kpo_called;
+KPO_ASM(kpo_called,
+	"	incl kpo_emulated_calls(%rip)\n"
+	KPO_RET);
+
 /* The same shape, for a second point: a + 11 */
 kpo_asm_fn kpo_target2;
 KPO_ASM(kpo_target2,
@@ -929,6 +936,38 @@ static void kpo_pre_handler_redirects(struct kunit *test)
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
 	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), 12L);
+}
+
+/* The first hit emulates "call kpo_called" at the probe; the second goes on */
+static int kpo_pre_calls(struct kprobe *p, struct pt_regs *regs)
+{
+	kpo_pre(p, regs);
+	if (atomic_read(&kpo.hits) > 1)
+		return 0;
+	regs->sp -= sizeof(long);
+	*(unsigned long *)regs->sp = (unsigned long)p->addr;
+	regs->ip = (unsigned long)kpo_called;
+	return 1;
+}
+
+/*
+ * A pre_handler that redirects may push a word onto the probed stack, as
+ * one that emulates a call does: the hit resumes at regs->ip with the word
+ * on top of the stack, as a breakpoint hit would.
+ */
+static void kpo_pre_handler_pushes(struct kunit *test)
+{
+	struct kprobe kp = KPO_KPROBE(kpo_target);
+
+	kp.pre_handler = kpo_pre_calls;
+	kpo_emulated_calls = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpo_target(5, 0), 12L);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kpo_emulated_calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo.trapped), 0);
+	unregister_kprobe(&kp);
 }
 
 /* Relative branches and RIP-relative operands run right from the detour. */
@@ -2187,6 +2226,7 @@ static struct kunit_case kpo_cases[] = {
 #ifdef CONFIG_X86_64
 	KUNIT_CASE(kpo_relocated_region),
 	KUNIT_CASE(kpo_handlers_run_with_df_clear),
+	KUNIT_CASE(kpo_pre_handler_pushes),
 #endif
 #ifdef CONFIG_ARM64
 	KUNIT_CASE(kpo_pre_handler_moves_sp),

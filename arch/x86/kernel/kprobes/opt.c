@@ -567,7 +567,11 @@ NOKPROBE_SYMBOL(kprobe_opt_callback);
  * kprobe_opt_entry returns to *regs->sp, so put the address to resume at
  * just below the stack pointer to resume with.  The probed code's own
  * stack pointer is just above the return address: the room below it is
- * the detour's, not the function's.
+ * the detour's, not the function's.  A pre_handler that redirects may
+ * still have pushed one word, as one that emulates a call does: it went
+ * over the return address, read no more, and the address to resume at
+ * goes over regs->ss, which is not restored.  A second word would be
+ * over the saved registers.
  *
  * Context: kprobe_opt_entry, interrupts masked.
  */
@@ -580,7 +584,7 @@ __visible void kprobe_opt_resume_elsewhere(struct pt_regs *regs,
 	/* Interrupts are still masked: tell lockdep again, for the WARN. */
 	bool lockdep_turned_off = kprobe_lockdep_irqs_off();
 
-	if (WARN_ON_ONCE(regs->sp < sp)) {
+	if (WARN_ON_ONCE(regs->sp < sp - (redirected ? sizeof(long) : 0))) {
 		/* Not there: the return address still holds the region. */
 		regs->sp = sp - sizeof(long);
 	} else {
