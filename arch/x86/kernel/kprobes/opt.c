@@ -103,6 +103,25 @@ int arch_kprobe_opt_region_len(struct kprobe_point *kpp)
 }
 
 /*
+ * Does a jmp to @target stand for an indirect jump?  The kernel's
+ * retpoline and ITS thunks do, and so do the ITS thunks made at run time
+ * in pages of their own, outside the kernel's and the modules' text (no
+ * jump there could be followed anyway).
+ */
+static bool x86_indirect_thunk(unsigned long target)
+{
+	if (IS_ENABLED(CONFIG_RETPOLINE) &&
+	    target - (unsigned long)__x86_indirect_thunk_array <
+	    16 * sizeof(__x86_indirect_thunk_array[0]))
+		return true;
+	if (IS_ENABLED(CONFIG_MITIGATION_ITS) &&
+	    target - (unsigned long)__x86_indirect_its_thunk_array <
+	    16 * sizeof(__x86_indirect_its_thunk_array[0]))
+		return true;
+	return !kernel_text_address(target);
+}
+
+/*
  * Where a relative branch goes, or 0; *@indirect is set for a jump whose
  * targets cannot be known.
  */
@@ -134,13 +153,8 @@ static unsigned long x86_branch_target(struct insn *insn, unsigned long at,
 			*indirect = true;
 		break;
 	}
-#ifdef CONFIG_RETPOLINE
-	/* A jump to a retpoline thunk is an indirect jump. */
-	if (op == 0xe9 && target >= (unsigned long)__x86_indirect_thunk_array &&
-	    target < (unsigned long)__x86_indirect_thunk_array +
-		     16 * sizeof(__x86_indirect_thunk_array[0]))
+	if (op == 0xe9 && x86_indirect_thunk(target))
 		*indirect = true;
-#endif
 	return target;
 }
 
