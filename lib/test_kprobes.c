@@ -553,12 +553,14 @@ KUNIT_ARRAY_PARAM(kpt_refused_copy, kpt_refused_copies, kpt_name_desc);
 /**
  * struct kpt_copies - what kpt_check_copy() found
  * @name: the name looked for
+ * @prefix: match every name that begins with @name
  * @found: functions of that name in the kernel's text
  * @probed: of these, how many took a kprobe
  * @addrs: the first few of these, for the report
  */
 struct kpt_copies {
 	const char *name;
+	bool prefix;
 	int found;
 	int probed;
 	unsigned long addrs[4];
@@ -574,7 +576,9 @@ static int kpt_check_copy(void *data, const char *name, struct module *mod,
 		.flags = KPROBE_FLAG_DISABLED,
 	};
 
-	if (mod || !core_kernel_text(addr) || strcmp(name, c->name))
+	if (mod || !core_kernel_text(addr))
+		return 0;
+	if (c->prefix ? !str_has_prefix(name, c->name) : strcmp(name, c->name))
 		return 0;
 	c->found++;
 	kp.addr = (kprobe_opcode_t *)addr;
@@ -585,43 +589,28 @@ static int kpt_check_copy(void *data, const char *name, struct module *mod,
 		c->probed++;
 	}
 	return 0;
+}
+
+/* Try every function @c names; none may take a kprobe. */
+static void kpt_expect_copies_refused(struct kunit *test, struct kpt_copies *c)
+{
+	int i;
+
+	kallsyms_on_each_symbol(kpt_check_copy, c);
+	if (!c->found)
+		kunit_skip(test, "no function %s%s in this kernel", c->name,
+			   c->prefix ? "*" : "");
+	for (i = 0; i < min_t(int, c->probed, ARRAY_SIZE(c->addrs)); i++)
+		kunit_info(test, "%pS took a kprobe\n", (void *)c->addrs[i]);
+	KUNIT_EXPECT_EQ_MSG(test, c->probed, 0, "%d of %d %s%s probeable",
+			    c->probed, c->found, c->name, c->prefix ? "*" : "");
 }
 
 static void kpt_register_refused_copies(struct kunit *test)
 {
 	struct kpt_copies c = { .name = *(const char * const *)test->param_value };
-	int i;
 
-	kallsyms_on_each_symbol(kpt_check_copy, &c);
-	if (!c.found)
-		kunit_skip(test, "no function %s in this kernel", c.name);
-	for (i = 0; i < min_t(int, c.probed, ARRAY_SIZE(c.addrs)); i++)
-		kunit_info(test, "%s at %pS took a kprobe\n", c.name,
-			   (void *)c.addrs[i]);
-	KUNIT_EXPECT_EQ_MSG(test, c.probed, 0, "%d of %d copies of %s probeable",
-			    c.probed, c.found, c.name);
-}
-
-static int kpt_check_static_call_tramp(void *data, const char *name,
-				       struct module *mod, unsigned long addr)
-{
-	struct kpt_copies *c = data;
-	struct kprobe kp = {
-		.pre_handler = kpt_pre_count,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-
-	if (mod || !str_has_prefix(name, STATIC_CALL_TRAMP_PREFIX_STR))
-		return 0;
-	c->found++;
-	kp.addr = (kprobe_opcode_t *)addr;
-	if (register_kprobe(&kp) == 0) {
-		unregister_kprobe(&kp);
-		if (c->probed < ARRAY_SIZE(c->addrs))
-			c->addrs[c->probed] = addr;
-		c->probed++;
-	}
-	return 0;
+	kpt_expect_copies_refused(test, &c);
 }
 
 /*
@@ -630,16 +619,12 @@ static int kpt_check_static_call_tramp(void *data, const char *name,
  */
 static void kpt_register_refused_static_call_tramps(struct kunit *test)
 {
-	struct kpt_copies c = { .name = STATIC_CALL_TRAMP_PREFIX_STR };
-	int i;
+	struct kpt_copies c = {
+		.name = STATIC_CALL_TRAMP_PREFIX_STR,
+		.prefix = true,
+	};
 
-	kallsyms_on_each_symbol(kpt_check_static_call_tramp, &c);
-	if (!c.found)
-		kunit_skip(test, "no static call trampoline in this kernel");
-	for (i = 0; i < min_t(int, c.probed, ARRAY_SIZE(c.addrs)); i++)
-		kunit_info(test, "%pS took a kprobe\n", (void *)c.addrs[i]);
-	KUNIT_EXPECT_EQ_MSG(test, c.probed, 0, "%d of %d trampolines probeable",
-			    c.probed, c.found);
+	kpt_expect_copies_refused(test, &c);
 }
 #else
 static void kpt_register_refused_copies(struct kunit *test)
